@@ -1,0 +1,1 @@
+"""Models generated from schemas/ by tools/codegen: one subpackage per phi-core version."""

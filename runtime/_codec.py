@@ -1,0 +1,80 @@
+"""``loads`` and ``dumps``: read as strictly as phi-core's serde, write exactly what it writes.
+
+Serde facts handled here rather than in the models:
+
+* strict typing (no ``"5"`` for 5, no ``1`` for ``true``, no ``1.0`` for a u64) and wire names only
+  on input: pydantic's strict JSON mode with ``by_name=False``;
+* serde_json's number reading (``-0`` is ``-0.0``, integers past u64/i64 are f64, imprecise decimal
+  parsing): see ``_numbers``;
+* duplicate keys: an error in derived structs, last-wins inside ``serde_json::Value`` and the whole
+  ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
+* output: ``serde_json::to_string`` (compact) or ``to_writer_pretty`` (2-space indent), raw UTF-8.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, TypeVar, cast, overload
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ._duplicates import find_rejected_duplicate
+from ._errors import WireError, from_validation_error, json_syntax_error
+from ._numbers import serde_numbers
+
+T = TypeVar("T")
+
+
+@functools.cache
+def adapter(tp: Any) -> TypeAdapter[Any]:
+    """One TypeAdapter per wire type, built on first use."""
+    return TypeAdapter(tp)
+
+
+def type_name(tp: Any) -> str:
+    return str(getattr(tp, "__name__", tp))
+
+
+def _as_text(data: str | bytes | bytearray | memoryview) -> bytes:
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError as error:  # a lone surrogate in a Python str
+            raise WireError(
+                "", "/", f"the text is not valid UTF-8 ({error.reason} at offset {error.start})"
+            ) from None
+    return bytes(data)
+
+
+@overload
+def loads(tp: type[T], data: str | bytes | bytearray | memoryview) -> T: ...
+@overload
+def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any: ...
+def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
+    """Parse one JSON document as the wire type ``tp``, accepting exactly what phi-core accepts.
+
+    Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
+    """
+    name = type_name(tp)
+    raw = serde_numbers(_as_text(data), name)
+    try:
+        value = adapter(tp).validate_json(raw, strict=True, by_alias=True, by_name=False)
+    except ValidationError as error:
+        raise from_validation_error(name, error, raw) from None
+    duplicate = find_rejected_duplicate(raw, value)
+    if duplicate is not None:
+        raise WireError(name, duplicate.pointer, f"duplicate field `{duplicate.key}`")
+    return value
+
+
+def dumps(obj: Any, pretty: bool = False) -> str:
+    """The text phi-core writes for ``obj``: compact like ``serde_json::to_string``, or with
+    ``pretty=True`` like ``to_writer_pretty`` (what ``save_session`` writes; no trailing newline).
+    """
+    indent = 2 if pretty else None
+    if isinstance(obj, BaseModel):
+        return obj.model_dump_json(indent=indent)
+    return cast(bytes, adapter(type(obj)).dump_json(obj, indent=indent)).decode("utf-8")
+
+
+__all__ = ["WireError", "adapter", "dumps", "json_syntax_error", "loads"]

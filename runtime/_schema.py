@@ -1,0 +1,96 @@
+"""Self-contained JSON Schemas for one wire type, bundled from the files in ``schemas/``.
+
+The schema files reference each other by relative URI (``message.json#/$defs/Usage``). A consumer
+in another language wants one document it can load without a resolver, so ``schema_for`` copies
+the type's definition and everything it references into one ``$defs`` table and rewrites every
+``$ref`` to point inside it. Nothing is ever fetched: the files ship inside the package.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+__all__ = ["load_schema_files", "schema_for", "schema_id_base"]
+
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_id_base(version: str) -> str:
+    return f"https://phi-wire.dev/schemas/phi-core/{version}/"
+
+
+@functools.cache
+def load_schema_files(version: str) -> dict[str, dict[str, Any]]:
+    """{file name: parsed schema} for one phi-core version, read from the installed package."""
+    folder = resources.files("phi_wire.schemas").joinpath("phi-core", version)
+    return {
+        entry.name: json.loads(entry.read_text(encoding="utf-8"))
+        for entry in folder.iterdir()
+        if entry.name.endswith(".json")
+    }
+
+
+def _split_ref(ref: str, current: str) -> tuple[str, str]:
+    """("message.json#/$defs/Usage", "event.json") -> ("message.json", "Usage")."""
+    target, _, fragment = ref.partition("#")
+    prefix = "/$defs/"
+    if not fragment.startswith(prefix) or "/" in fragment[len(prefix) :]:
+        raise ValueError(f"unsupported $ref {ref!r} in {current}")
+    return (target or current), fragment[len(prefix) :]
+
+
+def _find(files: dict[str, dict[str, Any]], name: str) -> str:
+    owners = [file for file, document in files.items() if name in document.get("$defs", {})]
+    if len(owners) != 1:
+        raise KeyError(f"no single schema definition named {name!r} (found in {owners})")
+    return owners[0]
+
+
+def _rewrite(node: Any, current: str, pending: list[tuple[str, str]]) -> Any:
+    if isinstance(node, dict):
+        result = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                target = _split_ref(value, current)
+                pending.append(target)
+                result[key] = f"#/$defs/{target[1]}"
+            elif key == "mapping" and isinstance(value, dict):
+                result[key] = {tag: f"#/$defs/{_split_ref(ref, current)[1]}" for tag, ref in value.items()}
+            else:
+                result[key] = _rewrite(value, current, pending)
+        return result
+    if isinstance(node, list):
+        return [_rewrite(item, current, pending) for item in node]
+    return node
+
+
+@functools.cache
+def _bundle(version: str, name: str) -> dict[str, Any]:
+    files = load_schema_files(version)
+    defs: dict[str, Any] = {}
+    pending = [(_find(files, name), name)]
+    while pending:
+        file, def_name = pending.pop()
+        if def_name in defs:
+            continue
+        defs[def_name] = _rewrite(files[file]["$defs"][def_name], file, pending)
+    return {
+        "$schema": _DRAFT,
+        "$id": f"{schema_id_base(version)}bundled/{name}.json",
+        "title": name,
+        "description": defs[name].get("description", ""),
+        "$ref": f"#/$defs/{name}",
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+def schema_for(version: str, tp: object) -> dict[str, Any]:
+    """The bundled schema of ``tp`` (a generated class or type alias, or its name)."""
+    name = tp if isinstance(tp, str) else getattr(tp, "__name__", None)
+    if not isinstance(name, str):
+        raise TypeError(f"not a wire type: {tp!r}")
+    return copy.deepcopy(_bundle(version, name))

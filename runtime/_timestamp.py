@@ -1,0 +1,228 @@
+"""chrono's ``DateTime<Utc>`` as a ``str`` that keeps its nanoseconds.
+
+Serde fact: chrono writes ``DateTime<Utc>`` as RFC 3339 in UTC with ``Z`` and 0, 3, 6 or 9
+fraction digits (``SecondsFormat::AutoSi``); it reads RFC 3339 leniently (``parse_rfc3339_relaxed``):
+any offset (converted to UTC), ``t``/``z``/space separators, a `` UTC`` suffix, unpadded fields,
+blanks between items, a leap second (``:60``) and more than 9 fraction digits (truncated).
+Python's ``datetime`` keeps only microseconds, so the canonical text itself is the value here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from typing import Any
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import PydanticCustomError, core_schema
+
+__all__ = ["Timestamp"]
+
+_NANOS_PER_SECOND = 1_000_000_000
+
+# What chrono itself writes: checked first, so the common case costs one regex and one date check.
+_CANONICAL = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{3}|\d{6}|\d{9}))?Z\Z")
+
+# parse_rfc3339_relaxed: Item::Space("") lets blanks stand between the numeric items.
+_RELAXED = re.compile(
+    r"""\s*(?P<year>[+-]\d+|\d{1,4})\s*-\s*(?P<month>\d{1,2})\s*-\s*(?P<day>\d{1,2})
+        [Tt ]
+        \s*(?P<hour>\d{1,2})\s*:\s*(?P<minute>\d{1,2})\s*:\s*(?P<second>\d{1,2})
+        (?:\.(?P<fraction>\d+))?
+        \s*(?:(?P<utc>[Uu][Tt][Cc])|(?P<zulu>[Zz])|(?P<sign>[+\-\u2212])(?P<oh>\d\d)[:\s]?(?P<om>\d\d))
+        \Z""",
+    re.VERBOSE,
+)
+
+
+def _fraction_text(nanos: int) -> str:
+    """chrono's AutoSi: none for 0, else 3, 6 or 9 digits, the fewest that are exact."""
+    if nanos == 0:
+        return ""
+    if nanos % 1_000_000 == 0:
+        return f".{nanos // 1_000_000:03d}"
+    if nanos % 1_000 == 0:
+        return f".{nanos // 1_000:06d}"
+    return f".{nanos:09d}"
+
+
+def _year_text(year: int) -> str:
+    if 0 <= year <= 9999:
+        return f"{year:04d}"
+    return f"{year:+05d}"
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 in the proleptic Gregorian calendar, for any year."""
+    year -= month <= 2
+    era = year // 400
+    yoe = year - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    days += 719468
+    era = days // 146097
+    doe = days - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _format(year: int, month: int, day: int, hms: tuple[int, int, int], nanos: int) -> str:
+    hour, minute, second = hms
+    return (
+        f"{_year_text(year)}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}"
+        f"{_fraction_text(nanos)}Z"
+    )
+
+
+def _out_of_range(text: str) -> PydanticCustomError:
+    return PydanticCustomError(
+        "timestamp_range", "invalid RFC 3339 date-time {text!r}: input is out of range", {"text": text}
+    )
+
+
+def _canonical_if_valid(match: re.Match[str]) -> bool:
+    """True when a canonical-looking match is a real date and time with a minimal fraction."""
+    year, month, day, hour, minute, second = (int(group) for group in match.groups()[:6])
+    fraction = match.group(7)
+    if fraction is not None and fraction.endswith("000"):
+        return False  # chrono would have printed fewer digits
+    return (
+        1 <= month <= 12
+        and 1 <= day <= _days_in_month(year, month)
+        and hour <= 23
+        and minute <= 59
+        and second <= 59
+    )
+
+
+def normalize_timestamp(text: str) -> str:
+    """Return chrono's canonical text for an RFC 3339 input it accepts, else raise."""
+    match = _CANONICAL.match(text)
+    if match is not None and _canonical_if_valid(match):
+        return text
+    relaxed = _RELAXED.match(text)
+    if relaxed is None:
+        raise PydanticCustomError(
+            "timestamp_parsing",
+            "invalid RFC 3339 date-time {text!r}: expected YYYY-MM-DDTHH:MM:SS[.fraction] with Z or an offset",
+            {"text": text},
+        )
+    parts = relaxed.groupdict()
+    year, month, day = int(parts["year"]), int(parts["month"]), int(parts["day"])
+    hour, minute, second = int(parts["hour"]), int(parts["minute"]), int(parts["second"])
+    nanos = int((parts["fraction"] or "")[:9].ljust(9, "0"))
+    if not (1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)):
+        raise _out_of_range(text)
+    if hour > 23 or minute > 59 or second > 60:
+        raise _out_of_range(text)
+    leap = second == 60
+    if leap:  # chrono keeps a leap second as second 59 plus a second's worth of nanoseconds
+        second = 59
+    offset = 0
+    if parts["sign"]:
+        offset = int(parts["oh"]) * 3600 + int(parts["om"]) * 60
+        if parts["sign"] != "+":
+            offset = -offset
+        if offset >= 86400 or offset <= -86400:
+            raise _out_of_range(text)
+    seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
+    seconds -= offset
+    days, seconds_of_day = divmod(seconds, 86400)
+    year, month, day = _civil_from_days(days)
+    if not -262143 <= year <= 262142:  # chrono's NaiveDate range
+        raise _out_of_range(text)
+    hms = (seconds_of_day // 3600, seconds_of_day // 60 % 60, seconds_of_day % 60 + leap)
+    return _format(year, month, day, hms, nanos)
+
+
+class Timestamp(str):
+    """A chrono ``DateTime<Utc>`` held as its canonical RFC 3339 text (nanoseconds kept).
+
+    Build one with ``Timestamp(text)`` (any RFC 3339 that chrono reads), ``Timestamp.now()``,
+    ``Timestamp.from_datetime(dt)`` or ``Timestamp.from_unix_nanos(ns)``; read it back with ``to_datetime()`` (microseconds) or
+    ``unix_nanos``.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, text: str) -> Timestamp:
+        """Read RFC 3339 text as chrono does, normalised to what chrono writes."""
+        return str.__new__(cls, normalize_timestamp(text))
+
+    @classmethod
+    def _trusted(cls, canonical: str) -> Timestamp:
+        return str.__new__(cls, canonical)
+
+    @classmethod
+    def from_unix_nanos(cls, nanos: int) -> Timestamp:
+        seconds, fraction = divmod(nanos, _NANOS_PER_SECOND)
+        days, seconds_of_day = divmod(seconds, 86400)
+        hms = (seconds_of_day // 3600, seconds_of_day // 60 % 60, seconds_of_day % 60)
+        return cls._trusted(_format(*_civil_from_days(days), hms, fraction))
+
+    @classmethod
+    def now(cls) -> Timestamp:
+        """The current time with nanoseconds, like ``Utc::now()``."""
+        return cls.from_unix_nanos(time.time_ns())
+
+    @classmethod
+    def from_datetime(cls, value: dt.datetime) -> Timestamp:
+        """An aware datetime (naive ones are rejected, as chrono rejects offset-less text)."""
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError("a naive datetime has no offset; chrono's DateTime<Utc> needs one")
+        delta = value - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+        micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+        return cls.from_unix_nanos(micros * 1000)
+
+    @property
+    def unix_nanos(self) -> int:
+        """Nanoseconds since the Unix epoch (a leap second counts as the second before it)."""
+        match = _CANONICAL.match(self)
+        if match is None:  # years outside 0..9999 or a leap second: take the general path
+            relaxed = _RELAXED.match(self)
+            assert relaxed is not None
+            groups = relaxed.groupdict()
+            year, month, day = int(groups["year"]), int(groups["month"]), int(groups["day"])
+            hour, minute, second = int(groups["hour"]), int(groups["minute"]), int(groups["second"])
+            fraction = groups["fraction"] or ""
+        else:
+            year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+            fraction = match.group(7) or ""
+        nanos = int(fraction.ljust(9, "0")) + max(0, second - 59) * _NANOS_PER_SECOND
+        seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60
+        return (seconds + min(second, 59)) * _NANOS_PER_SECOND + nanos
+
+    def to_datetime(self) -> dt.datetime:
+        """An aware UTC datetime (truncated to microseconds; years 1..9999 only)."""
+        seconds, nanos = divmod(self.unix_nanos, _NANOS_PER_SECOND)
+        epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+        return epoch + dt.timedelta(seconds=seconds, microseconds=nanos // 1000)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        from_text = core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
+        from_datetime = core_schema.no_info_after_validator_function(
+            cls.from_datetime, core_schema.datetime_schema()
+        )
+        return core_schema.json_or_python_schema(
+            json_schema=from_text,
+            python_schema=core_schema.union_schema(
+                [core_schema.is_instance_schema(cls), from_text, from_datetime]
+            ),
+            serialization=core_schema.to_string_ser_schema(),
+        )

@@ -1,0 +1,250 @@
+"""Base classes and scalar types that the generated models import.
+
+Each piece exists for one serde fact that JSON Schema (and so datamodel-code-generator) cannot say:
+
+* ``WireModel``: serde ignores unknown keys, and per field either writes ``null`` or omits a None
+  (``skip_serializing_if``), fills a default for a missing key, or (``LoopRecord``) reads null as the
+  default. The schema marks the last three with ``x-`` keywords; this class turns them into
+  pydantic field settings once per class.
+* ``WireEnum``: serde reads a unit variant in map form too (``{"stop": null}``) and honours
+  ``#[serde(alias)]`` (``TurnTrigger`` reads ``"FollowUp"``).
+* ``LlmMessageBase``: ``LlmMessage`` serializes through ``serde_json::Value``, so its whole subtree is
+  written with keys sorted; its metadata keys are parsed one by one with ``.ok()``, so a malformed
+  value is dropped instead of failing.
+* ``JsonValue``: ``serde_json::Value`` writes object keys sorted (BTreeMap) and holds integers only in
+  [i64::MIN, u64::MAX].
+* ``Timestamp``: chrono's ``DateTime<Utc>`` keeps nanoseconds and prints 0/3/6/9 fraction digits.
+* ``F32``: two fields are Rust ``f32``.
+
+This module must never import the generated code: the generated code imports it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    model_serializer,
+)
+from pydantic.fields import FieldInfo
+
+from ._timestamp import Timestamp
+
+__all__ = [
+    "F32",
+    "JsonValue",
+    "LlmMessageBase",
+    "Timestamp",
+    "WireEnum",
+    "WireModel",
+    "sort_json",
+]
+
+I64_MIN = -(2**63)
+U64_MAX = 2**64 - 1
+
+
+# --- serde_json::Value -------------------------------------------------------------------------
+
+
+def sort_json(value: Any) -> Any:
+    """Return ``value`` with every object's keys in byte order, as serde_json's BTreeMap writes them.
+
+    UTF-8 byte order equals code point order, which is how Python compares ``str``.
+    """
+    if isinstance(value, dict):
+        return {key: sort_json(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sort_json(item) for item in value]
+    return value
+
+
+def _to_value_number(value: Any) -> Any:
+    """Integers outside [i64::MIN, u64::MAX] are f64 in a ``serde_json::Value``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if I64_MIN <= value <= U64_MAX:
+            return value
+        try:
+            return float(value)
+        except OverflowError:
+            raise ValueError("number out of range for an f64") from None
+    if isinstance(value, dict):
+        return {key: _to_value_number(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_to_value_number(item) for item in value]
+    return value
+
+
+def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
+    # JSON input has already been through the serde number pass of ``loads``; only values built
+    # in Python can still hold integers that a Value cannot.
+    if info.mode == "json":
+        return value
+    return _to_value_number(value)
+
+
+JsonValue = Annotated[
+    Any,
+    AfterValidator(_validate_json_value),
+    PlainSerializer(sort_json),
+]
+"""serde_json::Value: any JSON; keys written sorted at every depth."""
+
+
+# --- f32 ----------------------------------------------------------------------------------------
+
+
+def _to_f32(value: float) -> float:
+    """Round to the nearest f32 and keep the shortest decimal that reads back as that f32.
+
+    Rust writes an f32 with the fewest digits that round-trip *as an f32* (0.12345679, not
+    0.12345679104328156), so the Python float stored is the one nearest to those digits.
+    """
+    if math.isnan(value) or math.isinf(value):
+        return value
+    try:
+        (single,) = struct.unpack("<f", struct.pack("<f", value))
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    if math.isinf(single):
+        return single
+    for digits in range(1, 10):
+        text = f"{single:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single:
+            return float(text)
+    return single
+
+
+F32 = Annotated[float, AfterValidator(_to_f32)]
+"""Rust f32: rounded to the nearest f32 on input; overflow becomes infinity, written as null."""
+
+
+# --- enums --------------------------------------------------------------------------------------
+
+
+class WireEnum(StrEnum):
+    """A serde unit-variant enum, written as a bare string.
+
+    On input serde also reads the map form ``{"Variant": null}`` and any ``#[serde(alias)]``,
+    which a generated enum lists as ``__serde_aliases__`` (from the schema's ``x-serde-aliases``).
+    """
+
+    @classmethod
+    def _missing_(cls, value: object) -> WireEnum | None:
+        if isinstance(value, dict) and len(value) == 1:
+            ((name, body),) = value.items()
+            if body is None:
+                value = name
+        if isinstance(value, str):
+            aliases: dict[str, str] = cls.__dict__.get("__serde_aliases__", {})
+            name = aliases.get(value, value)
+            for member in cls:
+                if member.value == name:
+                    return member
+        return None
+
+
+# --- models -------------------------------------------------------------------------------------
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _is_empty(value: object) -> bool:
+    return not value
+
+
+_SKIP_PREDICATES: dict[str, Callable[[object], bool]] = {"is_none": _is_none, "is_empty": _is_empty}
+
+
+class _SerdeFieldValidator(WrapValidator):
+    """A validator added from a schema marker (its type tells an inherited field it is done)."""
+
+
+def _lenient(default: Any) -> _SerdeFieldValidator:
+    """LlmMessage metadata: serde parses each key with ``.ok()``, so a malformed value is dropped."""
+
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if value is None:
+            return default
+        try:
+            return handler(value)
+        except ValidationError:
+            return default
+
+    return _SerdeFieldValidator(validate)
+
+
+def _null_as_default(default: Any) -> _SerdeFieldValidator:
+    """``deserialize_null_default``: an explicit null reads as the field's default."""
+
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        return handler(default if value is None else value)
+
+    return _SerdeFieldValidator(validate)
+
+
+def _apply_serde_markers(field: FieldInfo) -> None:
+    """Turn the schema's x- markers (carried in ``json_schema_extra``) into pydantic settings."""
+    extra = field.json_schema_extra
+    if not isinstance(extra, dict):
+        return
+    skip = extra.get("x-skip-serializing-if")
+    if isinstance(skip, str):
+        field.exclude_if = _SKIP_PREDICATES[skip]
+    if any(isinstance(item, _SerdeFieldValidator) for item in field.metadata):
+        return  # inherited from a parent class that was already processed
+    default = field.get_default(call_default_factory=True)
+    if extra.get("x-serde-lenient"):
+        field.metadata.append(_lenient(default))
+    if extra.get("x-serde-null-as-default"):
+        field.metadata.append(_null_as_default(default))
+
+
+class WireModel(BaseModel):
+    """Base of every generated model.
+
+    Unknown keys are ignored (no ``deny_unknown_fields`` in phi-core); attributes are snake_case and
+    written under their wire names. The schema is built on first use, after the x- markers of every
+    field have been applied.
+    """
+
+    model_config = ConfigDict(
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="ignore",
+        defer_build=True,
+    )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        for field in cls.model_fields.values():
+            _apply_serde_markers(field)
+
+
+class LlmMessageBase(WireModel):
+    """Base of LlmMessage's metadata part: the whole message is written with sorted keys."""
+
+    sorted_keys: ClassVar[bool] = True
+
+    @model_serializer(mode="wrap")
+    def _serialize_sorted(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return sort_json(handler(self))
