@@ -12,6 +12,8 @@ import copy
 import functools
 import json
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 __all__ = ["load_schema_files", "schema_for", "schema_id_base"]
@@ -23,10 +25,18 @@ def schema_id_base(version: str) -> str:
     return f"https://phi-wire.dev/schemas/phi-core/{version}/"
 
 
+def _schema_root() -> Traversable:
+    """The schemas/ folder: package data in an installed wheel, the source folder otherwise."""
+    try:
+        return resources.files("phi_wire.schemas")
+    except ModuleNotFoundError:  # editable install: its finder cannot map a data-only folder
+        return Path(__file__).resolve().parent.parent / "schemas"
+
+
 @functools.cache
 def load_schema_files(version: str) -> dict[str, dict[str, Any]]:
     """{file name: parsed schema} for one phi-core version, read from the installed package."""
-    folder = resources.files("phi_wire.schemas").joinpath("phi-core", version)
+    folder = _schema_root().joinpath("phi-core", version)
     return {
         entry.name: json.loads(entry.read_text(encoding="utf-8"))
         for entry in folder.iterdir()
