@@ -1,0 +1,70 @@
+"""tools/codegen: generated/ is exactly what the schemas produce, deterministically.
+
+``tools/codegen --check`` is the CI drift gate; these tests prove it can fail: a hand edit, a
+stray module and a schema change each show up as a diff.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import codegen  # noqa: E402
+
+
+def scratch(name: str) -> Path:
+    """A scratch folder inside the repository, where ruff reads the project's configuration."""
+    target = ROOT / "build" / name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    return target
+
+
+@pytest.fixture(scope="module")
+def fresh() -> Iterator[Path]:
+    """One regeneration of the whole tree."""
+    target = scratch("test-codegen")
+    yield codegen.build(target)
+    shutil.rmtree(target, ignore_errors=True)
+
+
+def test_checked_in_tree_matches_the_schemas(fresh: Path) -> None:
+    drift = codegen.diff_trees(fresh, ROOT / "generated")
+    assert not drift, "generated/ is stale; run tools/codegen:\n" + "".join(drift[:40])
+
+
+def test_a_hand_edit_is_reported_as_a_diff(fresh: Path, tmp_path: Path) -> None:
+    edited = tmp_path / "generated"
+    shutil.copytree(ROOT / "generated", edited)
+    module = edited / "v0_8" / "message.py"
+    module.write_text(module.read_text().replace('"toolUse"', '"tool_use"', 1))
+    (edited / "v0_8" / "stray.py").write_text("x = 1\n")
+    drift = "".join(codegen.diff_trees(fresh, edited))
+    assert '-    TOOL_USE = "tool_use"' in drift and '+    TOOL_USE = "toolUse"' in drift
+    assert "generated/v0_8/stray.py" in drift
+
+
+def test_generation_is_deterministic(fresh: Path) -> None:
+    target = scratch("test-codegen-again")
+    try:
+        assert codegen.tree_files(codegen.build(target)) == codegen.tree_files(fresh)
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def test_check_command_exits_zero_when_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "codegen.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
