@@ -12,7 +12,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -119,6 +119,8 @@ def _expected(error: ErrorDetails) -> str:
         return f"unknown variant {context.get('tag')!r}, expected one of {tags}"
     if kind == "union_tag_not_found":
         return f"missing field `{context.get('discriminator', '').strip(chr(39))}`"
+    if kind == "variant_key":
+        return message
     if kind == "extra_forbidden":
         return f"unknown key `{error['loc'][-1]}`: exactly one variant key is allowed"
     if kind in {"enum", "literal_error"}:
@@ -147,9 +149,11 @@ def _locate(document: Any, error: ErrorDetails) -> _Located:
     location = error["loc"]
     for position, segment in enumerate(location):
         last_missing = error["type"] == "missing" and position == len(location) - 1
-        if isinstance(node, dict) and isinstance(segment, str) and (segment in node or last_missing):
+        if last_missing and isinstance(node, dict):
+            is_path.append(True)  # the key is absent: point at the object that lacks it
+        elif isinstance(node, dict) and isinstance(segment, str) and segment in node:
             pointer.append(_escape(segment))
-            node = node.get(segment)
+            node = node[segment]
             is_path.append(True)
         elif isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node):
             pointer.append(str(segment))
@@ -178,20 +182,70 @@ def _select(items: list[_Located], start: int) -> list[_Located]:
     selected = finished
     for group in paths.values():
         selected += _select(group, start + 1)
+    if len(branches) > 1 and all(_only_variant_keys(group, start) for group in branches.values()):
+        return selected + [_variant_key_problem(branches, start)]
     if branches:
         best = max(
             branches.values(),
             key=lambda group: (max(_depth(item, start) for item in group), -len(group)),
         )
+        if len(branches) > 1 and _all_fail_alike(branches, start):
+            # e.g. a string where every variant wants an object: naming one variant would mislead
+            best = [replace(item, variant=item.variant[:-1]) for item in best]
         selected += _select(best, start + 1)
     return selected
 
 
-_UNION_NOISE = re.compile(r"^(function-\w+|tagged-union|union|json-or-python|lax-or-strict)\[")
+def _all_fail_alike(branches: dict[Any, list[_Located]], start: int) -> bool:
+    kinds = {item.error["type"] for group in branches.values() for item in group}
+    return len(kinds) == 1 and all(
+        _depth(item, start) == 0 for group in branches.values() for item in group
+    )
+
+
+def _only_variant_keys(group: list[_Located], start: int) -> bool:
+    """A branch of an externally tagged union failed only on which single key is present."""
+    return all(
+        item.error["type"] in {"missing", "extra_forbidden"} and len(item.error["loc"]) == start + 2
+        for item in group
+    )
+
+
+def _variant_key_problem(branches: dict[Any, list[_Located]], start: int) -> _Located:
+    """One problem for an externally tagged union: the object must have exactly one variant key.
+
+    A key is a variant key when some branch misses it or some branch accepts it; the keys found
+    are those some branch rejected as unknown.
+    """
+    missing: set[str] = set()
+    extra_in: dict[str, int] = defaultdict(int)
+    for group in branches.values():
+        for item in group:
+            key = str(item.error["loc"][-1])
+            if item.error["type"] == "missing":
+                missing.add(key)
+            else:
+                extra_in[key] += 1
+    expected = sorted(missing | {key for key, count in extra_in.items() if count < len(branches)})
+    found = sorted(extra_in) or ["none"]
+    first = next(iter(branches.values()))[0]
+    message = f"expected exactly one variant key ({', '.join(expected)}), found {', '.join(found)}"
+    error = ErrorDetails(type="variant_key", loc=first.error["loc"][:start], msg=message, input=None)
+    depth = sum(first.is_path[:start])
+    pointer = "".join("/" + part for part in first.pointer.split("/")[1 : depth + 1])
+    return _Located(error, pointer, first.variant[:-1], first.is_path[:start])
+
+
+# pydantic's names for schema wrappers, which say nothing about the wire variant.
+_UNION_NOISE = re.compile(r"^[a-z][a-z-]*\[")
 
 
 def _variant_label(variant: tuple[str, ...]) -> str:
     return " ".join(part for part in variant if not _UNION_NOISE.match(part))
+
+
+# Error kinds whose message already says all: no ", found ..." suffix.
+_NO_FOUND = {"missing", "union_tag_not_found", "union_tag_invalid", "extra_forbidden", "variant_key"}
 
 
 def from_validation_error(type_name: str, error: ValidationError, raw: bytes) -> WireError:
@@ -211,7 +265,7 @@ def from_validation_error(type_name: str, error: ValidationError, raw: bytes) ->
         Problem(
             item.pointer,
             f"{_expected(item.error)}, found {describe_value(item.error['input'])}"
-            if item.error["type"] not in {"missing", "union_tag_not_found", "extra_forbidden"}
+            if item.error["type"] not in _NO_FOUND
             else _expected(item.error),
             _variant_label(item.variant),
         )

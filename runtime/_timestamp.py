@@ -89,9 +89,9 @@ def _format(year: int, month: int, day: int, hms: tuple[int, int, int], nanos: i
     )
 
 
-def _out_of_range(text: str) -> PydanticCustomError:
+def _out_of_range() -> PydanticCustomError:
     return PydanticCustomError(
-        "timestamp_range", "invalid RFC 3339 date-time {text!r}: input is out of range", {"text": text}
+        "timestamp_range", "expected an RFC 3339 date-time in range (input is out of range)"
     )
 
 
@@ -119,17 +119,16 @@ def normalize_timestamp(text: str) -> str:
     if relaxed is None:
         raise PydanticCustomError(
             "timestamp_parsing",
-            "invalid RFC 3339 date-time {text!r}: expected YYYY-MM-DDTHH:MM:SS[.fraction] with Z or an offset",
-            {"text": text},
+            "expected an RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.fraction] with Z or an offset)",
         )
     parts = relaxed.groupdict()
     year, month, day = int(parts["year"]), int(parts["month"]), int(parts["day"])
     hour, minute, second = int(parts["hour"]), int(parts["minute"]), int(parts["second"])
     nanos = int((parts["fraction"] or "")[:9].ljust(9, "0"))
     if not (1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)):
-        raise _out_of_range(text)
+        raise _out_of_range()
     if hour > 23 or minute > 59 or second > 60:
-        raise _out_of_range(text)
+        raise _out_of_range()
     leap = second == 60
     if leap:  # chrono keeps a leap second as second 59 plus a second's worth of nanoseconds
         second = 59
@@ -139,13 +138,13 @@ def normalize_timestamp(text: str) -> str:
         if parts["sign"] != "+":
             offset = -offset
         if offset >= 86400 or offset <= -86400:
-            raise _out_of_range(text)
+            raise _out_of_range()
     seconds = _days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second
     seconds -= offset
     days, seconds_of_day = divmod(seconds, 86400)
     year, month, day = _civil_from_days(days)
     if not -262143 <= year <= 262142:  # chrono's NaiveDate range
-        raise _out_of_range(text)
+        raise _out_of_range()
     hms = (seconds_of_day // 3600, seconds_of_day // 60 % 60, seconds_of_day % 60 + leap)
     return _format(year, month, day, hms, nanos)
 
