@@ -4,4 +4,4 @@ The top-level package speaks the newest supported phi-core version; ``phi_wire.v
 """
 
 from .v0_8 import *  # noqa: F403
-from .v0_8 import PHI_CORE_VERSION, dumps, loads, schema
+from .v0_8 import __all__ as __all__

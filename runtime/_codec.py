@@ -74,7 +74,8 @@ def dumps(obj: Any, pretty: bool = False) -> str:
     indent = 2 if pretty else None
     if isinstance(obj, BaseModel):
         return obj.model_dump_json(indent=indent)
-    return cast(bytes, adapter(type(obj)).dump_json(obj, indent=indent)).decode("utf-8")
+    dumped: bytes = adapter(cast(Any, type(obj))).dump_json(obj, indent=indent)
+    return dumped.decode("utf-8")
 
 
 __all__ = ["WireError", "adapter", "dumps", "json_syntax_error", "loads"]

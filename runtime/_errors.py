@@ -38,7 +38,7 @@ class Problem:
 
 
 class WireError(ValueError):
-    """A document phi-core would reject. ``problems`` lists each problem once, first the main one."""
+    """A document phi-core would reject; ``problems`` lists each problem once, the main first."""
 
     def __init__(
         self,
@@ -183,7 +183,7 @@ def _select(items: list[_Located], start: int) -> list[_Located]:
     for group in paths.values():
         selected += _select(group, start + 1)
     if len(branches) > 1 and all(_only_variant_keys(group, start) for group in branches.values()):
-        return selected + [_variant_key_problem(branches, start)]
+        return [*selected, _variant_key_problem(branches, start)]
     if branches:
         best = max(
             branches.values(),
@@ -230,7 +230,9 @@ def _variant_key_problem(branches: dict[Any, list[_Located]], start: int) -> _Lo
     found = sorted(extra_in) or ["none"]
     first = next(iter(branches.values()))[0]
     message = f"expected exactly one variant key ({', '.join(expected)}), found {', '.join(found)}"
-    error = ErrorDetails(type="variant_key", loc=first.error["loc"][:start], msg=message, input=None)
+    error = ErrorDetails(
+        type="variant_key", loc=first.error["loc"][:start], msg=message, input=None
+    )
     depth = sum(first.is_path[:start])
     pointer = "".join("/" + part for part in first.pointer.split("/")[1 : depth + 1])
     return _Located(error, pointer, first.variant[:-1], first.is_path[:start])
@@ -245,7 +247,13 @@ def _variant_label(variant: tuple[str, ...]) -> str:
 
 
 # Error kinds whose message already says all: no ", found ..." suffix.
-_NO_FOUND = {"missing", "union_tag_not_found", "union_tag_invalid", "extra_forbidden", "variant_key"}
+_NO_FOUND = {
+    "missing",
+    "union_tag_not_found",
+    "union_tag_invalid",
+    "extra_forbidden",
+    "variant_key",
+}
 
 
 def from_validation_error(type_name: str, error: ValidationError, raw: bytes) -> WireError:

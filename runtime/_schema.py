@@ -62,14 +62,16 @@ def _find(files: dict[str, dict[str, Any]], name: str) -> str:
 
 def _rewrite(node: Any, current: str, pending: list[tuple[str, str]]) -> Any:
     if isinstance(node, dict):
-        result = {}
+        result: dict[str, Any] = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 target = _split_ref(value, current)
                 pending.append(target)
                 result[key] = f"#/$defs/{target[1]}"
             elif key == "mapping" and isinstance(value, dict):
-                result[key] = {tag: f"#/$defs/{_split_ref(ref, current)[1]}" for tag, ref in value.items()}
+                result[key] = {
+                    tag: f"#/$defs/{_split_ref(ref, current)[1]}" for tag, ref in value.items()
+                }
             else:
                 result[key] = _rewrite(value, current, pending)
         return result

@@ -1,8 +1,9 @@
 """chrono's ``DateTime<Utc>`` as a ``str`` that keeps its nanoseconds.
 
 Serde fact: chrono writes ``DateTime<Utc>`` as RFC 3339 in UTC with ``Z`` and 0, 3, 6 or 9
-fraction digits (``SecondsFormat::AutoSi``); it reads RFC 3339 leniently (``parse_rfc3339_relaxed``):
-any offset (converted to UTC), ``t``/``z``/space separators, a `` UTC`` suffix, unpadded fields,
+fraction digits (``SecondsFormat::AutoSi``); it reads RFC 3339 leniently
+(``parse_rfc3339_relaxed``): any offset (converted to UTC), ``t``/``z``/space separators,
+a `` UTC`` suffix, unpadded fields,
 blanks between items, a leap second (``:60``) and more than 9 fraction digits (truncated).
 Python's ``datetime`` keeps only microseconds, so the canonical text itself is the value here.
 """
@@ -153,8 +154,8 @@ class Timestamp(str):
     """A chrono ``DateTime<Utc>`` held as its canonical RFC 3339 text (nanoseconds kept).
 
     Build one with ``Timestamp(text)`` (any RFC 3339 that chrono reads), ``Timestamp.now()``,
-    ``Timestamp.from_datetime(dt)`` or ``Timestamp.from_unix_nanos(ns)``; read it back with ``to_datetime()`` (microseconds) or
-    ``unix_nanos``.
+    ``Timestamp.from_datetime(dt)`` or ``Timestamp.from_unix_nanos(ns)``; read it back with
+    ``to_datetime()`` (microseconds) or ``unix_nanos``.
     """
 
     __slots__ = ()

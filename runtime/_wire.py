@@ -2,17 +2,17 @@
 
 Each piece exists for one serde fact that JSON Schema (and so datamodel-code-generator) cannot say:
 
-* ``WireModel``: serde ignores unknown keys, and per field either writes ``null`` or omits a None
-  (``skip_serializing_if``), fills a default for a missing key, or (``LoopRecord``) reads null as the
-  default. The schema marks the last three with ``x-`` keywords; this class turns them into
+* ``WireModel``: serde ignores unknown keys, and per field either writes ``null`` or omits a
+  None (``skip_serializing_if``), fills a default for a missing key, or (``LoopRecord``) reads
+  null as the default. The schema marks these with ``x-`` keywords; this class turns them into
   pydantic field settings once per class.
 * ``WireEnum``: serde reads a unit variant in map form too (``{"stop": null}``) and honours
   ``#[serde(alias)]`` (``TurnTrigger`` reads ``"FollowUp"``).
-* ``LlmMessageBase``: ``LlmMessage`` serializes through ``serde_json::Value``, so its whole subtree is
-  written with keys sorted; its metadata keys are parsed one by one with ``.ok()``, so a malformed
-  value is dropped instead of failing.
-* ``JsonValue``: ``serde_json::Value`` writes object keys sorted (BTreeMap) and holds integers only in
-  [i64::MIN, u64::MAX].
+* ``LlmMessageBase``: ``LlmMessage`` serializes through ``serde_json::Value``, so its whole
+  subtree is written with keys sorted; its metadata keys are parsed one by one with ``.ok()``, so
+  a malformed value is dropped instead of failing.
+* ``JsonValue``: ``serde_json::Value`` writes object keys sorted (BTreeMap) and holds integers
+  only in [i64::MIN, u64::MAX].
 * ``Timestamp``: chrono's ``DateTime<Utc>`` keeps nanoseconds and prints 0/3/6/9 fraction digits.
 * ``F32``: two fields are Rust ``f32``.
 
@@ -61,7 +61,7 @@ U64_MAX = 2**64 - 1
 
 
 def sort_json(value: Any) -> Any:
-    """Return ``value`` with every object's keys in byte order, as serde_json's BTreeMap writes them.
+    """Return ``value`` with every object's keys in byte order, as serde_json's BTreeMap does.
 
     UTF-8 byte order equals code point order, which is how Python compares ``str``.
     """
@@ -121,13 +121,14 @@ def _to_f32(value: float) -> float:
         (single,) = struct.unpack("<f", struct.pack("<f", value))
     except OverflowError:
         return math.copysign(math.inf, value)
-    if math.isinf(single):
-        return single
+    nearest = float(single)
+    if math.isinf(nearest):
+        return nearest
     for digits in range(1, 10):
-        text = f"{single:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == single:
+        text = f"{nearest:.{digits}g}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == nearest:
             return float(text)
-    return single
+    return nearest
 
 
 F32 = Annotated[float, AfterValidator(_to_f32)]
@@ -178,7 +179,7 @@ class _SerdeFieldValidator(WrapValidator):
 
 
 def _lenient(default: Any) -> _SerdeFieldValidator:
-    """LlmMessage metadata: serde parses each key with ``.ok()``, so a malformed value is dropped."""
+    """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped."""
 
     def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         if value is None:

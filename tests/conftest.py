@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import fixtures_root  # noqa: E402
+from corpus import fixtures_root
 
 # A missing corpus must stop the run, never turn the fixture tests into skips.
 fixtures_root()

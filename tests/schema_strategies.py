@@ -43,7 +43,9 @@ def _timestamps(draw: st.DrawFn) -> str:
     hms = draw(st.tuples(st.integers(0, 23), st.integers(0, 59), st.integers(0, 59)))
     fraction = draw(st.sampled_from(["", ".5", ".123", ".123456", ".123456789", ".000"]))
     zone = draw(st.sampled_from(["Z", "+02:00", "-10:30", "+00:00"]))
-    return f"{year:04d}-{month:02d}-{day:02d}T{hms[0]:02d}:{hms[1]:02d}:{hms[2]:02d}{fraction}{zone}"
+    return (
+        f"{year:04d}-{month:02d}-{day:02d}T{hms[0]:02d}:{hms[1]:02d}:{hms[2]:02d}{fraction}{zone}"
+    )
 
 
 def _merge_all_of(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +55,9 @@ def _merge_all_of(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any
         if "allOf" in part:
             part = _merge_all_of(part, defs)
         merged["properties"].update(part.get("properties", {}))
-        merged["required"] += [key for key in part.get("required", []) if key not in merged["required"]]
+        merged["required"] += [
+            key for key in part.get("required", []) if key not in merged["required"]
+        ]
     return merged
 
 
@@ -63,7 +67,9 @@ def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def from_schema(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> st.SearchStrategy[Any]:
+def from_schema(
+    schema: dict[str, Any], defs: dict[str, Any] | None = None
+) -> st.SearchStrategy[Any]:
     """A strategy for documents valid under ``schema`` (a bundle from ``phi_wire.schema``)."""
     defs = schema.get("$defs", {}) if defs is None else defs
     schema = _resolve(schema, defs)
@@ -78,7 +84,9 @@ def from_schema(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> s
         return from_schema(_merge_all_of(schema, defs), defs)
     kind = schema.get("type")
     if kind == "object":
-        properties = {name: from_schema(sub, defs) for name, sub in schema.get("properties", {}).items()}
+        properties = {
+            name: from_schema(sub, defs) for name, sub in schema.get("properties", {}).items()
+        }
         required = set(schema.get("required", []))
         return st.fixed_dictionaries(
             {name: value for name, value in properties.items() if name in required},

@@ -47,7 +47,7 @@ def registry(version: str) -> Registry[Any]:
 @functools.cache
 def file_validator(version: str, type_name: str) -> Draft202012Validator:
     """Validates against ``<file>.json#/$defs/<type_name>`` through the multi-file registry."""
-    for name, document in schema_files(version).items():
+    for document in schema_files(version).values():
         if type_name in document["$defs"]:
             root = {"$ref": f"{document['$id']}#/$defs/{type_name}"}
             return Draft202012Validator(

@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 from corpus import Fixture, fixtures
-from schemas import bundled_validator, strict_json
 
 import phi_wire.v0_8
+from schemas import bundled_validator, strict_json
 
 MODULES: dict[str, ModuleType] = {"0.8.0": phi_wire.v0_8}
 
@@ -92,19 +92,29 @@ def test_rejected_fixture_is_rejected(fixture: Fixture) -> None:
         document = strict_json(raw)
     except ValueError:
         return  # not JSON at all: nothing for a schema to judge
-    schema_accepts = bundled_validator(schema_version(fixture), fixture.type_name).is_valid(document)
+    schema_accepts = bundled_validator(schema_version(fixture), fixture.type_name).is_valid(
+        document
+    )
     listed = fixture.entry["id"] in DEVIATIONS["schema"]
     if listed:
-        assert schema_accepts, "listed in deviations.toml [schema] but the schema now rejects it: remove the entry"
+        assert schema_accepts, (
+            "listed in deviations.toml [schema] but the schema now rejects it: remove the entry"
+        )
     else:
         assert not schema_accepts, (
-            f"schema({fixture.type_name}) accepts what phi-core rejects ({fixture.entry['error']}); "
+            f"schema({fixture.type_name}) accepts what phi-core rejects "
+            f"({fixture.entry['error']}); "
             "tighten the schema or list the fixture in deviations.toml [schema] with the reason"
         )
 
 
 def test_every_deviation_names_a_known_fixture() -> None:
-    known = {fixture.entry["id"] for version in MODULES for kind in ("valid-canonical", "accepted-noncanonical", "rejected") for fixture in fixtures(version, kind)}
+    known = {
+        fixture.entry["id"]
+        for version in MODULES
+        for kind in ("valid-canonical", "accepted-noncanonical", "rejected")
+        for fixture in fixtures(version, kind)
+    }
     listed = set(DEVIATIONS["loads"]) | set(DEVIATIONS["schema"])
     assert listed <= known, f"deviations.toml lists unknown fixtures: {sorted(listed - known)}"
     for section in ("loads", "schema"):

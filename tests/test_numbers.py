@@ -33,7 +33,9 @@ def test_serde_number_values(lexeme: str, value: float) -> None:
 
 
 def arguments(text: str) -> str:
-    return dumps(loads(ToolCallContent, f'{{"type":"toolCall","id":"c","name":"n","arguments":{text}}}'))
+    return dumps(
+        loads(ToolCallContent, f'{{"type":"toolCall","id":"c","name":"n","arguments":{text}}}')
+    )
 
 
 def test_rewrites_apply_only_outside_strings() -> None:

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schema_strategies import from_schema
-from schemas import bundled_validator
 
 import phi_wire.v0_8 as wire
+from schemas import bundled_validator
 
 TYPES = [
     "Usage",
@@ -116,7 +116,8 @@ def test_schema_and_models_agree_on_mutations(name: str) -> None:
             return
         assert validator.is_valid(document) == model_accepts(tp, document), (
             f"schema and models disagree at {path}: schema "
-            f"{'accepts' if validator.is_valid(document) else 'rejects'} {json.dumps(document)[:300]}"
+            f"{'accepts' if validator.is_valid(document) else 'rejects'} "
+            f"{json.dumps(document)[:300]}"
         )
 
     check()

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
-from schemas import bundled_validator, file_validator, schema_files, schema_versions
 
 import phi_wire.v0_8
+from schemas import bundled_validator, file_validator, schema_files, schema_versions
 
 BASE = "https://phi-wire.dev/schemas/phi-core/"
 MODULES = {"0.8": phi_wire.v0_8}
@@ -85,12 +85,13 @@ def test_tagged_unions_carry_a_discriminator(version: str, name: str) -> None:
         assert "discriminator" in definition, f"{name}#/$defs/{def_name}: add a discriminator"
         tag = definition["discriminator"]["propertyName"]
         mapping = definition["discriminator"]["mapping"]
-        assert sorted(mapping.values()) == sorted(branch["$ref"] for branch in definition["oneOf"]), (
-            f"{name}#/$defs/{def_name}: the mapping must list every oneOf branch once"
-        )
+        assert sorted(mapping.values()) == sorted(
+            branch["$ref"] for branch in definition["oneOf"]
+        ), f"{name}#/$defs/{def_name}: the mapping must list every oneOf branch once"
         for value, ref in mapping.items():
             assert branch_tag(version, ref, tag) == value, (
-                f"{name}#/$defs/{def_name}: mapping {value!r} points to {ref}, whose {tag!r} differs"
+                f"{name}#/$defs/{def_name}: mapping {value!r} points to {ref}, "
+                f"whose {tag!r} differs"
             )
 
 
@@ -99,7 +100,9 @@ def test_refs_are_relative_and_resolve_offline(version: str, name: str) -> None:
     document = schema_files(version)[name]
     for pointer, node in walk(document):
         if isinstance(node, dict) and isinstance(node.get("$ref"), str):
-            assert not node["$ref"].startswith(("http:", "https:")), f"{name}{pointer}: use a relative $ref"
+            assert not node["$ref"].startswith(("http:", "https:")), (
+                f"{name}{pointer}: use a relative $ref"
+            )
     for def_name in document["$defs"]:
         validator = file_validator(version, def_name)
         try:
@@ -115,9 +118,15 @@ def test_every_schema_type_is_importable_and_bundles(version: str) -> None:
         for def_name in document["$defs"]:
             if def_name in {"U64", "U32", "Usize", "F32", "DateTime", "JsonValue"}:
                 continue  # scalars: typed as int/float/Timestamp/Any in Python
-            assert hasattr(module, def_name), f"phi_wire.v{version.replace('.', '_')} lacks {def_name}"
+            assert hasattr(module, def_name), (
+                f"phi_wire.v{version.replace('.', '_')} lacks {def_name}"
+            )
             bundle = module.schema(getattr(module, def_name))
-            refs = [node["$ref"] for _, node in walk(bundle) if isinstance(node, dict) and "$ref" in node]
+            refs = [
+                node["$ref"]
+                for _, node in walk(bundle)
+                if isinstance(node, dict) and "$ref" in node
+            ]
             assert all(ref.startswith("#/$defs/") for ref in refs), refs
             assert all(ref.removeprefix("#/$defs/") in bundle["$defs"] for ref in refs)
             bundled_validator(version, def_name)  # passes the meta-schema

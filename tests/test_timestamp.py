@@ -53,9 +53,9 @@ def test_nanoseconds_survive_and_convert() -> None:
     assert stamp == "2026-05-25T09:41:07.386712788Z"
     assert stamp.unix_nanos == 1_779_702_067_386_712_788
     assert stamp.to_datetime() == dt.datetime(2026, 5, 25, 9, 41, 7, 386712, tzinfo=dt.UTC)
-    assert Timestamp.from_datetime(dt.datetime(2026, 5, 25, 11, 41, 7, 500000, tzinfo=dt.timezone(dt.timedelta(hours=2)))) == (
-        "2026-05-25T09:41:07.500Z"
-    )
+    assert Timestamp.from_datetime(
+        dt.datetime(2026, 5, 25, 11, 41, 7, 500000, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    ) == ("2026-05-25T09:41:07.500Z")
     assert Timestamp.now().endswith("Z")
     with pytest.raises(ValueError):
         Timestamp.from_datetime(dt.datetime(2026, 5, 25))
@@ -64,7 +64,12 @@ def test_nanoseconds_survive_and_convert() -> None:
 def test_models_take_datetimes_from_python() -> None:
     from phi_wire import TurnStart, TurnTrigger, dumps
 
-    event = TurnStart(loop_id="l", turn_index=0, timestamp=dt.datetime(2026, 5, 25, tzinfo=dt.UTC), triggered_by=TurnTrigger.USER)
+    event = TurnStart(
+        loop_id="l",
+        turn_index=0,
+        timestamp=dt.datetime(2026, 5, 25, tzinfo=dt.UTC),
+        triggered_by=TurnTrigger.USER,
+    )
     assert '"timestamp":"2026-05-25T00:00:00Z"' in dumps(event)
     with pytest.raises(ValidationError):
         TurnStart(loop_id="l", turn_index=0, timestamp="yesterday", triggered_by=TurnTrigger.USER)

@@ -30,7 +30,9 @@ GENERATED = ROOT / "generated"
 
 # generated/ itself is a package too; its marker is written here so that nothing in generated/
 # is ever edited by hand.
-PACKAGE_MARKER = '"""Models generated from schemas/ by tools/codegen: one subpackage per phi-core version."""\n'
+PACKAGE_MARKER = (
+    '"""Models generated from schemas/ by tools/codegen: one subpackage per phi-core version."""\n'
+)
 
 # Files the formatter leaves behind in the output package; never part of the generated tree.
 IGNORED_NAMES = {".ruff_cache", "__pycache__"}
