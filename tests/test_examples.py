@@ -9,7 +9,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_sample_data_is_up_to_date() -> None:
-    spec = importlib.util.spec_from_file_location("make_examples", ROOT / "examples" / "make_examples.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_examples", ROOT / "examples" / "make_examples.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
