@@ -21,7 +21,7 @@ import re
 
 from ._errors import json_syntax_error
 
-__all__ = ["NumberOutOfRange", "serde_f64", "serde_number", "serde_numbers"]
+__all__ = ["NumberOutOfRange", "rewrite_numbers", "serde_f64", "serde_number", "serde_numbers"]
 
 U64_MAX = 2**64 - 1
 I64_MIN = -(2**63)
@@ -29,11 +29,34 @@ I64_MIN = -(2**63)
 # serde_json's POW10 table: the f64 nearest to each power of ten up to 1e308.
 _POW10 = [float(f"1e{exponent}") for exponent in range(309)]
 
-# Number tokens that serde may read differently from Python, or not at all: -0, 16+ digits
-# (the significand may pass 2^53, the integer u64), any exponent, NaN/Infinity. Anchored after
-# a JSON separator so that digits inside ids and UUIDs rarely match; a match inside a string only
-# costs the exact pass below.
-_SUSPECT = re.compile(rb"(?<=[:,\[\s])(?:-0(?![\d.eE])|-?[\d.]{16,}|-?[\d.]+[eE]|-?NaN|-?Infinity)")
+# The cheap search for documents that may hold a number serde reads differently from Python, or
+# not at all: -0, 16+ digits (the significand may pass 2^53, the integer u64::MAX), an exponent,
+# NaN/Infinity. Python's regex engine is slow on digit classes, so the text is first mapped
+# byte-for-byte to a tiny alphabet (digits and '.' -> 0, e/E -> e, +/- -> +, JSON separators
+# -> ':', blanks -> ' ', anything else -> x) and the pattern is anchored on a separator, so that
+# digits inside strings (UUIDs, dates) rarely match. A match inside a string only costs the exact
+# pass below.
+_SHAPES = bytearray(b"x" * 256)
+for _chars, _shape in (
+    (b"0123456789.", b"0"),
+    (b"eE", b"e"),
+    (b"+-", b"+"),
+    (b":,[", b":"),
+    (b" \t\r\n", b" "),
+):
+    for _char in _chars:
+        _SHAPES[_char] = _shape[0]
+_SHAPE_TABLE = bytes(_SHAPES)
+_SUSPECT_SHAPE = re.compile(rb":[ ]*(?:\+?0{16}|\+?0+e|\+0(?![0e]))")
+
+
+def _may_differ(raw: bytes) -> bool:
+    return (
+        _SUSPECT_SHAPE.search(raw.translate(_SHAPE_TABLE)) is not None
+        or b"NaN" in raw
+        or b"Infinity" in raw
+    )
+
 
 # The exact pass: strings are skipped whole, numbers are captured.
 _TOKEN = re.compile(
@@ -116,8 +139,11 @@ def _line_column(raw: bytes, offset: int) -> tuple[int, int]:
 
 def serde_numbers(raw: bytes, type_name: str) -> bytes:
     """Rewrite the numbers of ``raw`` whose serde value differs from what pydantic would read."""
-    if _SUSPECT.search(raw) is None:
-        return raw
+    return rewrite_numbers(raw, type_name) if _may_differ(raw) else raw
+
+
+def rewrite_numbers(raw: bytes, type_name: str) -> bytes:
+    """The exact pass over every number token of ``raw`` (``serde_numbers`` without the search)."""
 
     def rewrite(match: re.Match[bytes]) -> bytes:
         number, non_finite = match.group(1), match.group(2)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from phi_wire import ToolCallContent, Usage, WireError, dumps, loads
-from phi_wire._numbers import serde_number
+from phi_wire._numbers import rewrite_numbers, serde_number, serde_numbers
 
 
 @pytest.mark.parametrize(
@@ -54,3 +56,34 @@ def test_u64_field_rejects_what_serde_reads_as_float() -> None:
     for text in ['{"input":-0,"output":1}', '{"input":18446744073709551616,"output":1}']:
         with pytest.raises(WireError, match="floating point"):
             loads(Usage, text)
+
+
+NUMBER_TEXT = st.one_of(
+    st.integers(-(2**70), 2**70).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(
+        ["-0", "-0.0", "0e0", "1E400", "1e-400", "123456789012345680000.0", "-9223372036854775809"]
+    ),
+    st.from_regex(r"-?[1-9][0-9]{0,22}(\.[0-9]{1,22})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "id", "6e3d-0a"]), NUMBER_TEXT), max_size=4),
+    st.sampled_from([",", ", ", ",\n  "]),
+    st.sampled_from([":", ": "]),
+)
+def test_cheap_search_never_misses_a_rewrite(
+    pairs: list[tuple[str, str]], comma: str, colon: str
+) -> None:
+    """The fast path must skip only documents that the exact pass would leave unchanged."""
+    body = comma.join(f'"{key}"{colon}{number}' for key, number in pairs)
+    raw = ('{"s":"2026-05-25T09:41:07Z 6e3d"' + (comma + body if body else "") + "}").encode()
+    try:
+        exact = rewrite_numbers(raw, "T")
+    except WireError:
+        with pytest.raises(WireError):
+            serde_numbers(raw, "T")
+        return
+    assert serde_numbers(raw, "T") == exact
