@@ -47,20 +47,27 @@ for _chars, _shape in (
     for _char in _chars:
         _SHAPES[_char] = _shape[0]
 _SHAPE_TABLE = bytes(_SHAPES)
-_SUSPECT_SHAPE = re.compile(rb":[ ]*(?:\+?0{16}|\+?0+e|\+0(?![0e]))")
+_SUSPECT_SHAPE = re.compile(rb":[ ]*(\+?0{16}|\+?0+e|\+0(?![0e]))")
+_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
-def _may_differ(raw: bytes) -> bool:
-    return (
-        _SUSPECT_SHAPE.search(raw.translate(_SHAPE_TABLE)) is not None
-        or b"NaN" in raw
-        or b"Infinity" in raw
-    )
+def _candidates(raw: bytes) -> list[int]:
+    """Offsets in ``raw`` where a number that serde may read differently could start.
+
+    The shape text gets a leading separator so that a number at the very start is found too.
+    """
+    shapes = b":" + raw.translate(_SHAPE_TABLE)
+    return [match.start(1) - 1 for match in _SUSPECT_SHAPE.finditer(shapes)]
+
+
+def _inside_string(raw: bytes, offset: int) -> bool:
+    """Quote parity before ``offset``; valid only when ``raw`` has no escaped backslash."""
+    return (raw.count(b'"', 0, offset) - raw.count(b'\\"', 0, offset)) % 2 == 1
 
 
 # The exact pass: strings are skipped whole, numbers are captured.
 _TOKEN = re.compile(
-    rb'"(?:[^"\\]|\\.)*"|(?<![\w."])(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])'
+    rb'"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\w."])(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])'
     rb"|(?<![\w\"])(-?(?:NaN|Infinity))(?!\w)"
 )
 
@@ -139,7 +146,36 @@ def _line_column(raw: bytes, offset: int) -> tuple[int, int]:
 
 def serde_numbers(raw: bytes, type_name: str) -> bytes:
     """Rewrite the numbers of ``raw`` whose serde value differs from what pydantic would read."""
-    return rewrite_numbers(raw, type_name) if _may_differ(raw) else raw
+    candidates = _candidates(raw)
+    if b"NaN" in raw or b"Infinity" in raw or (candidates and b"\\\\" in raw):
+        return rewrite_numbers(raw, type_name)  # rare: the exact pass over every token
+    pieces: list[bytes] = []
+    done = 0
+    for offset in candidates:
+        if offset < done or _inside_string(raw, offset):
+            continue
+        match = _NUMBER.match(raw, offset)
+        if match is None:
+            continue
+        pieces += [raw[done:offset], _serde_text(raw, match.group(), offset, type_name)]
+        done = match.end()
+    return b"".join([*pieces, raw[done:]]) if pieces else raw
+
+
+def _serde_text(raw: bytes, number: bytes, offset: int, type_name: str) -> bytes:
+    """Text for one number lexeme that pydantic reads as exactly serde's value."""
+    text = number.decode()
+    try:
+        value = serde_number(text)
+    except NumberOutOfRange:
+        line, column = _line_column(raw, offset)
+        raise json_syntax_error(type_name, "number out of range", line, column) from None
+    if isinstance(value, int):
+        return number
+    float_form = "." in text or "e" in text or "E" in text
+    if float_form and repr(float(text)) == repr(value):
+        return number  # pydantic reads the same double
+    return repr(value).encode()
 
 
 def rewrite_numbers(raw: bytes, type_name: str) -> bytes:
@@ -152,17 +188,6 @@ def rewrite_numbers(raw: bytes, type_name: str) -> bytes:
             raise json_syntax_error(type_name, "expected value", line, column)
         if number is None:
             return match.group(0)  # a string, skipped whole
-        text = number.decode()
-        try:
-            value = serde_number(text)
-        except NumberOutOfRange:
-            line, column = _line_column(raw, match.start(1))
-            raise json_syntax_error(type_name, "number out of range", line, column) from None
-        if isinstance(value, int):
-            return number
-        float_form = "." in text or "e" in text or "E" in text
-        if float_form and repr(float(text)) == repr(value):
-            return number  # pydantic reads the same double
-        return repr(value).encode()
+        return _serde_text(raw, number, match.start(1), type_name)
 
     return _TOKEN.sub(rewrite, raw)

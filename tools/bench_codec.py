@@ -1,0 +1,127 @@
+"""Benchmark ``loads``/``dumps`` against the standard library on phi-core's own fixtures.
+
+    python tools/bench_codec.py [--repeat 15] [--fixtures PATH]
+
+Reads the largest fixture files of the corpus (the event stream, one document per line, and the
+persisted sessions), then times, side by side in one run and interleaved: ``json.loads`` vs
+``loads(T, ...)``, and ``json.dumps`` vs ``dumps(...)``. Prints medians, MB/s and ratios. Also
+times ``import phi_wire`` in a fresh interpreter and one ``tools/codegen`` run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def corpus(root: Path) -> list[tuple[str, Any, bytes]]:
+    """(label, wire type, document) for the stream lines and the session files of 0.8.0."""
+    import phi_wire.v0_8 as wire
+
+    base = root / "phi-core" / "0.8.0"
+    lines = (base / "streams" / "events.main_session.jsonl").read_bytes().split(b"\n")[:-1]
+    documents = [("event", wire.AgentEvent, line) for line in lines]
+    for path in sorted((base / "sessions").glob("*.json")):
+        documents.append(("session", wire.Session, path.read_bytes()))
+    return documents
+
+
+def timed(function: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def compare(repeat: int, cases: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Median seconds per case, the cases interleaved in every round."""
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, function in cases.items():
+            samples[name].append(timed(function))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def import_time() -> float:
+    code = "import time; t = time.perf_counter(); import phi_wire; print(time.perf_counter() - t)"
+    runs = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(5)
+    ]
+    return statistics.median(runs)
+
+
+def codegen_time() -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "codegen.py"), "--check"],
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=15)
+    default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
+    parser.add_argument("--fixtures", type=Path, default=Path(default))
+    args = parser.parse_args()
+
+    import phi_wire.v0_8 as wire
+
+    documents = corpus(args.fixtures)
+    megabytes = sum(len(raw) for _, _, raw in documents) / 1e6
+    values = [wire.loads(tp, raw) for _, tp, raw in documents]
+    plain = [json.loads(raw) for _, _, raw in documents]
+    pretty = [label == "session" for label, _, _ in documents]
+
+    results = compare(
+        args.repeat,
+        {
+            "json.loads": lambda: [json.loads(raw) for _, _, raw in documents],
+            "phi_wire.loads": lambda: [wire.loads(tp, raw) for _, tp, raw in documents],
+            "json.dumps": lambda: [
+                json.dumps(
+                    value,
+                    ensure_ascii=False,
+                    indent=2 if nice else None,
+                    separators=None if nice else (",", ":"),
+                )
+                for value, nice in zip(plain, pretty, strict=True)
+            ],
+            "phi_wire.dumps": lambda: [
+                wire.dumps(value, pretty=nice) for value, nice in zip(values, pretty, strict=True)
+            ],
+        },
+    )
+    print(f"corpus: {len(documents)} documents, {megabytes:.3f} MB (0.8.0 stream + sessions)")
+    print(f"median of {args.repeat} interleaved rounds:")
+    for name, seconds in results.items():
+        rate = f"{megabytes / seconds:7.1f} MB/s  {len(documents) / seconds:9.0f} docs/s"
+        print(f"  {name:15s} {seconds * 1e3:8.2f} ms  {rate}")
+    print(
+        f"  loads / json.loads throughput: {results['json.loads'] / results['phi_wire.loads']:.2f}x"
+    )
+    print(
+        f"  dumps / json.dumps throughput: {results['json.dumps'] / results['phi_wire.dumps']:.2f}x"
+    )
+    print(f"import phi_wire (fresh interpreter, median of 5): {import_time() * 1e3:.0f} ms")
+    print(f"tools/codegen --check (one run, both generator passes): {codegen_time():.2f} s")
+
+
+if __name__ == "__main__":
+    main()
