@@ -5,7 +5,7 @@ Serde facts handled here rather than in the models:
 * strict typing (no ``"5"`` for 5, no ``1`` for ``true``, no ``1.0`` for a u64) and wire names only
   on input: pydantic's strict JSON mode with ``by_name=False``;
 * serde_json's number reading (``-0`` is ``-0.0``, integers past u64/i64 are f64, imprecise decimal
-  parsing): see ``_numbers``;
+  parsing): see ``_numbers``, found by the one ``json.loads`` pass of ``_scan``;
 * duplicate keys: an error in derived structs, last-wins inside ``serde_json::Value`` and the whole
   ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
 * output: ``serde_json::to_string`` (compact) or ``to_writer_pretty`` (2-space indent), raw UTF-8.
@@ -20,7 +20,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._duplicates import find_rejected_duplicate
 from ._errors import WireError, from_validation_error, json_syntax_error
-from ._numbers import serde_numbers
+from ._numbers import rewrite_numbers
+from ._scan import scan
 
 T = TypeVar("T")
 
@@ -56,14 +57,18 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
     """
     name = type_name(tp)
-    raw = serde_numbers(_as_text(data), name)
+    raw = _as_text(data)
+    found = scan(raw)
+    if found is not None and found.numbers_differ:
+        raw = rewrite_numbers(raw, name)
     try:
         value = adapter(tp).validate_json(raw, strict=True, by_alias=True, by_name=False)
     except ValidationError as error:
         raise from_validation_error(name, error, raw) from None
-    duplicate = find_rejected_duplicate(raw, value)
-    if duplicate is not None:
-        raise WireError(name, duplicate.pointer, f"duplicate field `{duplicate.key}`")
+    if found is not None and found.repeated_keys:
+        duplicate = find_rejected_duplicate(raw, value)
+        if duplicate is not None:
+            raise WireError(name, duplicate.pointer, f"duplicate field `{duplicate.key}`")
     return value
 
 

@@ -29,20 +29,6 @@ class _Pairs(list[tuple[str, Any]]):
     """A JSON object with its key/value pairs in document order, repeats kept."""
 
 
-def _has_repeats(raw: bytes) -> bool:
-    found = False
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal found
-        result = dict(pairs)
-        if len(result) != len(pairs):
-            found = True
-        return result
-
-    json.loads(raw, object_pairs_hook=hook)
-    return found
-
-
 def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
@@ -75,7 +61,6 @@ def _walk(raw: Any, value: Any, pointer: str) -> Duplicate | None:
 
 
 def find_rejected_duplicate(raw: bytes, value: Any) -> Duplicate | None:
-    """The first repeated key that serde would reject in ``raw``, parsed as ``value``."""
-    if not _has_repeats(raw):
-        return None
+    """The first repeated key that serde would reject in ``raw`` (which repeats some key),
+    parsed as ``value``."""
     return _walk(json.loads(raw, object_pairs_hook=_Pairs), value, "")

@@ -11,8 +11,9 @@ divided by an entry of a table of powers of ten. That differs from Python's corr
 * some decimals are 1 ULP off (``123456789012345680000.0`` reads as ``1.2345678901234567e+20``),
   and ``1e400`` is an error ("number out of range"), not infinity.
 
-A cheap search finds the documents that can contain such a number; only those are tokenised and
-their numbers rewritten to text that pydantic reads as exactly serde's value.
+``needs_rewrite`` tells, per lexeme, whether serde and Python disagree (``loads`` asks it from the
+one ``json.loads`` pass it makes anyway, see ``_scan``); only then is the document tokenised and
+those numbers rewritten to text that pydantic reads as exactly serde's value.
 """
 
 from __future__ import annotations
@@ -21,49 +22,13 @@ import re
 
 from ._errors import json_syntax_error
 
-__all__ = ["NumberOutOfRange", "rewrite_numbers", "serde_f64", "serde_number", "serde_numbers"]
+__all__ = ["NumberOutOfRange", "needs_rewrite", "rewrite_numbers", "serde_f64", "serde_number"]
 
 U64_MAX = 2**64 - 1
 I64_MIN = -(2**63)
 
 # serde_json's POW10 table: the f64 nearest to each power of ten up to 1e308.
 _POW10 = [float(f"1e{exponent}") for exponent in range(309)]
-
-# The cheap search for documents that may hold a number serde reads differently from Python, or
-# not at all: -0, 16+ digits (the significand may pass 2^53, the integer u64::MAX), an exponent,
-# NaN/Infinity. Python's regex engine is slow on digit classes, so the text is first mapped
-# byte-for-byte to a tiny alphabet (digits and '.' -> 0, e/E -> e, +/- -> +, JSON separators
-# -> ':', blanks -> ' ', anything else -> x) and the pattern is anchored on a separator, so that
-# digits inside strings (UUIDs, dates) rarely match. A match inside a string only costs the exact
-# pass below.
-_SHAPES = bytearray(b"x" * 256)
-for _chars, _shape in (
-    (b"0123456789.", b"0"),
-    (b"eE", b"e"),
-    (b"+-", b"+"),
-    (b":,[", b":"),
-    (b" \t\r\n", b" "),
-):
-    for _char in _chars:
-        _SHAPES[_char] = _shape[0]
-_SHAPE_TABLE = bytes(_SHAPES)
-_SUSPECT_SHAPE = re.compile(rb":[ ]*(\+?0{16}|\+?0+e|\+0(?![0e]))")
-_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-
-
-def _candidates(raw: bytes) -> list[int]:
-    """Offsets in ``raw`` where a number that serde may read differently could start.
-
-    The shape text gets a leading separator so that a number at the very start is found too.
-    """
-    shapes = b":" + raw.translate(_SHAPE_TABLE)
-    return [match.start(1) - 1 for match in _SUSPECT_SHAPE.finditer(shapes)]
-
-
-def _inside_string(raw: bytes, offset: int) -> bool:
-    """Quote parity before ``offset``; valid only when ``raw`` has no escaped backslash."""
-    return (raw.count(b'"', 0, offset) - raw.count(b'\\"', 0, offset)) % 2 == 1
-
 
 # The exact pass: strings are skipped whole, numbers are captured.
 _TOKEN = re.compile(
@@ -144,22 +109,19 @@ def _line_column(raw: bytes, offset: int) -> tuple[int, int]:
     return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def serde_numbers(raw: bytes, type_name: str) -> bytes:
-    """Rewrite the numbers of ``raw`` whose serde value differs from what pydantic would read."""
-    candidates = _candidates(raw)
-    if b"NaN" in raw or b"Infinity" in raw or (candidates and b"\\\\" in raw):
-        return rewrite_numbers(raw, type_name)  # rare: the exact pass over every token
-    pieces: list[bytes] = []
-    done = 0
-    for offset in candidates:
-        if offset < done or _inside_string(raw, offset):
-            continue
-        match = _NUMBER.match(raw, offset)
-        if match is None:
-            continue
-        pieces += [raw[done:offset], _serde_text(raw, match.group(), offset, type_name)]
-        done = match.end()
-    return b"".join([*pieces, raw[done:]]) if pieces else raw
+def needs_rewrite(lexeme: str) -> bool:
+    """True when serde reads this number lexeme as a different value than Python's json does.
+
+    Cheap for the common case: short integers and short plain decimals are read alike.
+    """
+    if len(lexeme) < 16 and "e" not in lexeme and "E" not in lexeme:
+        return lexeme == "-0"
+    try:
+        value = serde_number(lexeme)
+    except NumberOutOfRange:
+        return True
+    python = float(lexeme) if ("." in lexeme or "e" in lexeme or "E" in lexeme) else int(lexeme)
+    return type(value) is not type(python) or repr(value) != repr(python)
 
 
 def _serde_text(raw: bytes, number: bytes, offset: int, type_name: str) -> bytes:
