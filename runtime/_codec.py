@@ -21,7 +21,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ._duplicates import find_rejected_duplicate
 from ._errors import WireError, from_validation_error, json_syntax_error
 from ._numbers import rewrite_numbers
-from ._scan import scan
+from ._scan import SERDE_MAX_DEPTH, scan, too_deep
 
 T = TypeVar("T")
 
@@ -36,13 +36,13 @@ def type_name(tp: Any) -> str:
     return str(getattr(tp, "__name__", tp))
 
 
-def _as_text(data: str | bytes | bytearray | memoryview) -> bytes:
+def _as_text(data: str | bytes | bytearray | memoryview, name: str) -> bytes:
     if isinstance(data, str):
         try:
             return data.encode("utf-8")
         except UnicodeEncodeError as error:  # a lone surrogate in a Python str
             raise WireError(
-                "", "/", f"the text is not valid UTF-8 ({error.reason} at offset {error.start})"
+                name, "", f"the text is not valid UTF-8 ({error.reason} at offset {error.start})"
             ) from None
     return bytes(data)
 
@@ -57,8 +57,12 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
     """
     name = type_name(tp)
-    raw = _as_text(data)
+    raw = _as_text(data, name)
     found = scan(raw)
+    if found is not None and too_deep(raw):
+        raise WireError(
+            name, "", f"invalid JSON: nested deeper than serde_json's {SERDE_MAX_DEPTH} levels"
+        )
     if found is not None and found.numbers_differ:
         raw = rewrite_numbers(raw, name)
     try:

@@ -5,17 +5,40 @@ serde facts need the raw document instead: repeated fields (an error in derived 
 ``_duplicates``) and numbers serde reads differently (``-0``, integers past u64/i64, some long
 decimals, out-of-range exponents, see ``_numbers``; ``NaN``/``Infinity`` are not JSON at all).
 ``json.loads`` with hooks finds both at C speed, so ``loads`` pays for one scan, not two.
+serde_json also refuses to nest deeper than 127 levels (pydantic's parser goes deeper):
+``too_deep`` checks that.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from ._numbers import needs_rewrite
 
-__all__ = ["Scan", "scan"]
+__all__ = ["SERDE_MAX_DEPTH", "Scan", "scan", "too_deep"]
+
+SERDE_MAX_DEPTH = 127
+"""Deepest nesting of arrays/objects serde_json reads: its remaining_depth starts at 128 and the
+parser fails when entering a level brings it to 0."""
+
+_NOT_STRUCTURE = bytes(set(range(256)) - set(b'"[]{}'))
+_STRING = re.compile(rb'"[^"]*"')
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def too_deep(raw: bytes) -> bool:
+    """True when arrays/objects nest deeper than serde_json allows (checked only if possible)."""
+    if raw.count(b"[") + raw.count(b"{") <= SERDE_MAX_DEPTH:
+        return False
+    # Blank out escaped backslashes and quotes so every remaining quote delimits a string, keep
+    # only quotes and brackets, drop the strings, then take the deepest running total.
+    plain = raw.replace(b"\\\\", b"  ").replace(b'\\"', b"  ")
+    brackets = _STRING.sub(b"", plain.translate(None, _NOT_STRUCTURE))
+    return max(accumulate(_DEPTH_STEP[byte] for byte in brackets), default=0) > SERDE_MAX_DEPTH
 
 
 @dataclass
@@ -58,6 +81,6 @@ def scan(raw: bytes) -> Scan | None:
             parse_float=decimal,
             parse_constant=constant,
         )
-    except ValueError:
-        return None
+    except (ValueError, RecursionError):
+        return None  # pydantic's parser reports it (its nesting limit is far below Python's)
     return found
