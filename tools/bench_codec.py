@@ -30,7 +30,7 @@ def corpus(root: Path) -> list[tuple[str, Any, bytes]]:
 
     base = root / "phi-core" / "0.8.0"
     lines = (base / "streams" / "events.main_session.jsonl").read_bytes().split(b"\n")[:-1]
-    documents = [("event", wire.AgentEvent, line) for line in lines]
+    documents: list[tuple[str, Any, bytes]] = [("event", wire.AgentEvent, line) for line in lines]
     for path in sorted((base / "sessions").glob("*.json")):
         documents.append(("session", wire.Session, path.read_bytes()))
     return documents
