@@ -1,4 +1,9 @@
-"""phi-core 0.8 wire types, with ``loads``, ``dumps`` and ``schema`` for them."""
+"""phi-core 0.8's wire format: every wire type under its phi-core name, and the codecs for them.
+
+The types come from ``generated.v0_8`` (made from ``schemas/phi-core/0.8`` by tools/codegen);
+``loads``, ``dumps`` and ``WireError`` are version-independent, ``schema`` reads this version's
+schema files.
+"""
 
 from __future__ import annotations
 
@@ -6,179 +11,25 @@ from ._codec import dumps, loads
 from ._errors import Problem, WireError
 from ._schema import schema_for
 from ._timestamp import Timestamp
-from .generated.v0_8.agent_message import (
-    AgentMessage,
-    ExtensionMessage,
-    LlmAssistantMessage,
-    LlmMessage,
-    LlmMeta,
-    LlmToolResultMessage,
-    LlmUserMessage,
-    NodeId,
-    NodeTag,
-    TagKind,
-    TurnId,
-)
-from .generated.v0_8.config import ApiProtocol, LoopConfigSnapshot, ThinkingLevel
-from .generated.v0_8.content import (
-    Content,
-    ImageContent,
-    TextContent,
-    ThinkingContent,
-    ToolCallContent,
-)
-from .generated.v0_8.event import (
-    AgentEnd,
-    AgentEvent,
-    AgentStart,
-    BranchContinuation,
-    CompactionEnded,
-    CompactionStarted,
-    ContinuationKind,
-    ContinuationTag,
-    DeltaBody,
-    InputRejected,
-    MessageEnd,
-    MessageStart,
-    MessageUpdate,
-    ParallelLoopEnd,
-    ParallelLoopStart,
-    ProgressMessage,
-    PrunApplied,
-    RerunContinuation,
-    RevertApplied,
-    RevertCategory,
-    SimpleContinuation,
-    StreamDelta,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolExecutionEnd,
-    ToolExecutionStart,
-    ToolExecutionUpdate,
-    ToolResult,
-    TurnEnd,
-    TurnStart,
-    TurnTrigger,
-)
-from .generated.v0_8.message import (
-    AssistantMessage,
-    Message,
-    StopReason,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
-from .generated.v0_8.session import (
-    ChildLoopRef,
-    CompactedSection,
-    CompactionBlock,
-    ExplicitFormation,
-    FirstLoopFormation,
-    FormationTimestamp,
-    InactivityTimeoutBody,
-    InactivityTimeoutFormation,
-    LoopEvent,
-    LoopRecord,
-    LoopStatus,
-    ParallelGroupRecord,
-    Session,
-    SessionFormation,
-    SessionScope,
-    SpawnRef,
-    Turn,
-    TurnRange,
-)
-
-__all__ = [
-    "PHI_CORE_VERSION",
-    "AgentEnd",
-    "AgentEvent",
-    "AgentMessage",
-    "AgentStart",
-    "ApiProtocol",
-    "AssistantMessage",
-    "BranchContinuation",
-    "ChildLoopRef",
-    "CompactedSection",
-    "CompactionBlock",
-    "CompactionEnded",
-    "CompactionStarted",
-    "Content",
-    "ContinuationKind",
-    "ContinuationTag",
-    "DeltaBody",
-    "ExplicitFormation",
-    "ExtensionMessage",
-    "FirstLoopFormation",
-    "FormationTimestamp",
-    "ImageContent",
-    "InactivityTimeoutBody",
-    "InactivityTimeoutFormation",
-    "InputRejected",
-    "LlmAssistantMessage",
-    "LlmMessage",
-    "LlmMeta",
-    "LlmToolResultMessage",
-    "LlmUserMessage",
-    "LoopConfigSnapshot",
-    "LoopEvent",
-    "LoopRecord",
-    "LoopStatus",
-    "Message",
-    "MessageEnd",
-    "MessageStart",
-    "MessageUpdate",
-    "NodeId",
-    "NodeTag",
-    "ParallelGroupRecord",
-    "ParallelLoopEnd",
-    "ParallelLoopStart",
-    "Problem",
-    "ProgressMessage",
-    "PrunApplied",
-    "RerunContinuation",
-    "RevertApplied",
-    "RevertCategory",
-    "Session",
-    "SessionFormation",
-    "SessionScope",
-    "SimpleContinuation",
-    "SpawnRef",
-    "StopReason",
-    "StreamDelta",
-    "TagKind",
-    "TextContent",
-    "TextDelta",
-    "ThinkingContent",
-    "ThinkingDelta",
-    "ThinkingLevel",
-    "Timestamp",
-    "ToolCallContent",
-    "ToolCallDelta",
-    "ToolExecutionEnd",
-    "ToolExecutionStart",
-    "ToolExecutionUpdate",
-    "ToolResult",
-    "ToolResultMessage",
-    "Turn",
-    "TurnEnd",
-    "TurnId",
-    "TurnRange",
-    "TurnStart",
-    "TurnTrigger",
-    "Usage",
-    "UserMessage",
-    "WireError",
-    "dumps",
-    "loads",
-    "schema",
-]
+from .generated.v0_8 import *  # noqa: F403
+from .generated.v0_8 import __all__ as _WIRE_TYPES
 
 PHI_CORE_VERSION = "0.8"
 """The phi-core minor version whose wire format this module speaks."""
 
 
 def schema(tp: object) -> dict[str, object]:
-    """A self-contained JSON Schema (draft 2020-12) for the wire type ``tp``."""
+    """A self-contained JSON Schema (draft 2020-12) for the wire type ``tp`` (or its name)."""
     return schema_for(PHI_CORE_VERSION, tp)
+
+
+__all__ = [
+    *_WIRE_TYPES,
+    "PHI_CORE_VERSION",
+    "Problem",
+    "Timestamp",
+    "WireError",
+    "dumps",
+    "loads",
+    "schema",
+]
