@@ -214,5 +214,8 @@ def test_schema_is_self_contained() -> None:
 
 
 def test_top_level_package_speaks_the_newest_version() -> None:
-    assert phi_wire.PHI_CORE_VERSION == "0.8"
-    assert phi_wire.loads is loads and phi_wire.AgentEvent is AgentEvent
+    import phi_wire.v0_10
+
+    assert phi_wire.PHI_CORE_VERSION == "0.10"
+    assert phi_wire.AgentEvent is phi_wire.v0_10.AgentEvent
+    assert phi_wire.loads is loads

@@ -23,9 +23,10 @@ import pytest
 from corpus import Fixture, fixtures
 
 import phi_wire.v0_8
+import phi_wire.v0_10
 from schemas import bundled_validator, strict_json
 
-MODULES: dict[str, ModuleType] = {"0.8.0": phi_wire.v0_8}
+MODULES: dict[str, ModuleType] = {"0.8.0": phi_wire.v0_8, "0.10.0": phi_wire.v0_10}
 
 DEVIATIONS = tomllib.loads((Path(__file__).parent / "deviations.toml").read_text(encoding="utf-8"))
 

@@ -15,6 +15,7 @@ keys (phi-core drops a malformed value instead of failing) and LoopRecord.contin
 from __future__ import annotations
 
 import json
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -22,7 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schema_strategies import from_schema
 
-import phi_wire.v0_8 as wire
+import phi_wire.v0_8
+import phi_wire.v0_10
 from schemas import bundled_validator
 
 TYPES = [
@@ -40,15 +42,19 @@ TYPES = [
     "CompactionBlock",
     "SessionFormation",
 ]
+CASES = [("0.8", name) for name in TYPES] + [
+    ("0.10", name) for name in [*TYPES, "BlockProvenance", "AnnotatedRequestPayload"]
+]
+MODULES: dict[str, ModuleType] = {"0.8": phi_wire.v0_8, "0.10": phi_wire.v0_10}
 
 # Keys under which phi-core is deliberately more lenient than the schema (see the schema's
 # x-serde-lenient and x-serde-null-as-default markers).
-LENIENT_KEYS = {"turnId", "nodeId", "parentId", "tags", "continuation_kind"}
+LENIENT_KEYS = {"turnId", "nodeId", "parentId", "tags", "provenanceHint", "continuation_kind"}
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def model_accepts(tp: Any, document: Any) -> bool:
+def model_accepts(wire: ModuleType, tp: Any, document: Any) -> bool:
     try:
         wire.loads(tp, json.dumps(document, ensure_ascii=False))
     except wire.WireError:
@@ -56,10 +62,11 @@ def model_accepts(tp: Any, document: Any) -> bool:
     return True
 
 
-@pytest.mark.parametrize("name", TYPES)
-def test_schema_valid_documents_load_and_round_trip(name: str) -> None:
+@pytest.mark.parametrize(("version", "name"), CASES)
+def test_schema_valid_documents_load_and_round_trip(version: str, name: str) -> None:
+    wire = MODULES[version]
     tp = getattr(wire, name)
-    validator = bundled_validator("0.8", name)
+    validator = bundled_validator(version, name)
 
     @SETTINGS
     @given(from_schema(wire.schema(tp)))
@@ -103,10 +110,11 @@ def mutated(draw: st.DrawFn, document: Any) -> tuple[Any, list[Any]]:
     return copy, path
 
 
-@pytest.mark.parametrize("name", TYPES)
-def test_schema_and_models_agree_on_mutations(name: str) -> None:
+@pytest.mark.parametrize(("version", "name"), CASES)
+def test_schema_and_models_agree_on_mutations(version: str, name: str) -> None:
+    wire = MODULES[version]
     tp = getattr(wire, name)
-    validator = bundled_validator("0.8", name)
+    validator = bundled_validator(version, name)
 
     @SETTINGS
     @given(from_schema(wire.schema(tp)).flatmap(mutated))
@@ -114,7 +122,7 @@ def test_schema_and_models_agree_on_mutations(name: str) -> None:
         document, path = case
         if LENIENT_KEYS.intersection(step for step in path if isinstance(step, str)):
             return
-        assert validator.is_valid(document) == model_accepts(tp, document), (
+        assert validator.is_valid(document) == model_accepts(wire, tp, document), (
             f"schema and models disagree at {path}: schema "
             f"{'accepts' if validator.is_valid(document) else 'rejects'} "
             f"{json.dumps(document)[:300]}"

@@ -16,10 +16,11 @@ from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
 import phi_wire.v0_8
+import phi_wire.v0_10
 from schemas import bundled_validator, file_validator, schema_files, schema_versions
 
 BASE = "https://phi-wire.dev/schemas/phi-core/"
-MODULES = {"0.8": phi_wire.v0_8}
+MODULES = {"0.8": phi_wire.v0_8, "0.10": phi_wire.v0_10}
 FILES = [(version, name) for version in schema_versions() for name in schema_files(version)]
 
 

@@ -1,0 +1,35 @@
+"""phi-core 0.10's wire format: every wire type under its phi-core name, and the codecs for them.
+
+The types come from ``generated.v0_10`` (made from ``schemas/phi-core/0.10`` by tools/codegen);
+``loads``, ``dumps`` and ``WireError`` are version-independent, ``schema`` reads this version's
+schema files.
+"""
+
+from __future__ import annotations
+
+from ._codec import dumps, loads
+from ._errors import Problem, WireError
+from ._schema import schema_for
+from ._timestamp import Timestamp
+from .generated.v0_10 import *  # noqa: F403
+from .generated.v0_10 import __all__ as _WIRE_TYPES
+
+PHI_CORE_VERSION = "0.10"
+"""The phi-core minor version whose wire format this module speaks."""
+
+
+def schema(tp: object) -> dict[str, object]:
+    """A self-contained JSON Schema (draft 2020-12) for the wire type ``tp`` (or its name)."""
+    return schema_for(PHI_CORE_VERSION, tp)
+
+
+__all__ = [
+    *_WIRE_TYPES,
+    "PHI_CORE_VERSION",
+    "Problem",
+    "Timestamp",
+    "WireError",
+    "dumps",
+    "loads",
+    "schema",
+]
