@@ -123,6 +123,19 @@ def diff_trees(expected: Path, actual: Path) -> list[str]:
     return lines
 
 
+def replace_tree(fresh: Path, target: Path) -> None:
+    """Swap ``target`` for ``fresh`` by renames, so an interrupted run never leaves half a tree."""
+    staged = target.with_name(target.name + ".new")
+    retired = target.with_name(target.name + ".old")
+    for leftover in (staged, retired):
+        shutil.rmtree(leftover, ignore_errors=True)
+    shutil.copytree(fresh, staged)
+    if target.exists():
+        target.rename(retired)
+    staged.rename(target)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tools/codegen", description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -141,9 +154,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print("codegen: generated/ is up to date.")
             return 0
-        if GENERATED.exists():
-            shutil.rmtree(GENERATED)
-        shutil.copytree(fresh, GENERATED)
+        replace_tree(fresh, GENERATED)
     print(f"codegen: wrote {GENERATED.relative_to(ROOT)}/")
     return 0
 
