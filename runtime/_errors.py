@@ -182,8 +182,12 @@ def _select(items: list[_Located], start: int) -> list[_Located]:
     selected = finished
     for group in paths.values():
         selected += _select(group, start + 1)
-    if len(branches) > 1 and all(_only_variant_keys(group, start) for group in branches.values()):
-        return [*selected, _variant_key_problem(branches, start)]
+    keyed = {name: group for name, group in branches.items() if _only_variant_keys(group, start)}
+    units = [
+        group[0] for name, group in branches.items() if name not in keyed and _is_unit(group, start)
+    ]
+    if keyed and len(branches) > 1 and len(keyed) + len(units) == len(branches):
+        return [*selected, _variant_key_problem(keyed, units, start)]
     if branches:
         best = max(
             branches.values(),
@@ -211,8 +215,20 @@ def _only_variant_keys(group: list[_Located], start: int) -> bool:
     )
 
 
-def _variant_key_problem(branches: dict[Any, list[_Located]], start: int) -> _Located:
-    """One problem for an externally tagged union: the object must have exactly one variant key.
+def _is_unit(group: list[_Located], start: int) -> bool:
+    """The unit variants of an externally tagged union (a string enum) rejected the value."""
+    return (
+        len(group) == 1
+        and group[0].error["type"] == "enum"
+        and len(group[0].error["loc"]) == start + 1
+    )
+
+
+def _variant_key_problem(
+    branches: dict[Any, list[_Located]], units: list[_Located], start: int
+) -> _Located:
+    """One problem for an externally tagged union: the object must have exactly one variant key
+    (or, where the union has unit variants, be one of their names).
 
     A key is a variant key when some branch misses it or some branch accepts it; the keys found
     are those some branch rejected as unknown.
@@ -230,6 +246,9 @@ def _variant_key_problem(branches: dict[Any, list[_Located]], start: int) -> _Lo
     found = sorted(extra_in) or ["none"]
     first = next(iter(branches.values()))[0]
     message = f"expected exactly one variant key ({', '.join(expected)}), found {', '.join(found)}"
+    if units:
+        names = ", ".join(str((unit.error.get("ctx") or {}).get("expected", "")) for unit in units)
+        message = f"expected one of {names} or an object with {message.removeprefix('expected ')}"
     error = ErrorDetails(
         type="variant_key", loc=first.error["loc"][:start], msg=message, input=None
     )

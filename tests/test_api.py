@@ -219,3 +219,28 @@ def test_top_level_package_speaks_the_newest_version() -> None:
     assert phi_wire.PHI_CORE_VERSION == "0.10"
     assert phi_wire.AgentEvent is phi_wire.v0_10.AgentEvent
     assert phi_wire.loads is loads
+
+
+def test_externally_tagged_errors_name_the_variant_keys() -> None:
+    from phi_wire import ContinuationKind, StreamDelta
+
+    for tp, text, expected in [
+        (
+            StreamDelta,
+            '{"type":"Text","delta":"x"}',
+            "exactly one variant key (Text, Thinking, ToolCallDelta), found delta, type",
+        ),
+        (StreamDelta, '{"Text":{"delta":"a"},"Thinking":{"delta":"b"}}', "found Text, Thinking"),
+        (
+            ContinuationKind,
+            '{"Initial":{}}',
+            "'Compaction' or an object with exactly one variant key (Branch, Rerun)",
+        ),
+        (ContinuationKind, '{"Rerun":{}}', "/Rerun: missing field `tag`"),
+    ]:
+        try:
+            loads(tp, text)
+        except WireError as error:
+            assert expected in str(error), str(error)
+        else:
+            raise AssertionError(f"accepted {text}")
