@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from ._codec import dumps, loads
 from ._errors import Problem, WireError
+from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, install
 from ._schema import schema_for
 from ._timestamp import Timestamp
 from .generated.v0_8 import *  # noqa: F403
 from .generated.v0_8 import __all__ as _WIRE_TYPES
+
+install(globals())
 
 PHI_CORE_VERSION = "0.8"
 """The phi-core minor version whose wire format this module speaks."""
@@ -26,9 +29,12 @@ def schema(tp: object) -> dict[str, object]:
 __all__ = [
     *_WIRE_TYPES,
     "PHI_CORE_VERSION",
+    "CostRates",
+    "OVERFLOW_PHRASES",
     "Problem",
     "Timestamp",
     "WireError",
+    "convert_to_llm",
     "dumps",
     "loads",
     "schema",

@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from phi_wire._wire import JsonValue, LlmMessageBase, WireEnum, WireModel
+from phi_wire._helpers import ExtensionHelpers, LlmMessageHelpers
+from phi_wire._wire import JsonValue, WireEnum, WireModel
 
 from .common import U32, U64
 from .message import AssistantMessage, ToolResultMessage, UserMessage
@@ -24,7 +25,7 @@ class TagKind(WireEnum):
     CHECKPOINT = "checkpoint"
 
 
-class ExtensionMessage(WireModel):
+class ExtensionMessage(ExtensionHelpers):
     """
     An application-defined message that never reaches the model. Written in declaration order (role, kind, data); only data's keys are sorted.
     """
@@ -78,7 +79,7 @@ class NodeTag(WireModel):
     ]
 
 
-class LlmMeta(LlmMessageBase):
+class LlmMeta(LlmMessageHelpers):
     """
     Keys that LlmMessage's hand-written serde impl adds beside the flattened Message. Each is omitted when None (tags when empty). On input each value is parsed on its own and a malformed one is silently dropped (one bad tag drops all tags); null and [] read as absent.
     """

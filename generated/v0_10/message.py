@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 from typing_extensions import TypeAliasType
 
-from phi_wire._wire import WireEnum, WireModel
+from phi_wire._helpers import MessageHelpers, UsageHelpers
+from phi_wire._wire import WireEnum
 
 from .common import U64
 from .content import Content
@@ -30,7 +31,7 @@ class StopReason(WireEnum):
     PAUSED = "paused"
 
 
-class Usage(WireModel):
+class Usage(UsageHelpers):
     """
     Token counts of one call or a sum of calls. Keys are snake_case; all six are always written; total_tokens is never recomputed. camelCase keys (cacheRead) are unknown and ignored.
     """
@@ -63,7 +64,7 @@ class Usage(WireModel):
     ] = 0
 
 
-class UserMessage(WireModel):
+class UserMessage(MessageHelpers):
     """
     A user turn: text and images.
     """
@@ -76,7 +77,7 @@ class UserMessage(WireModel):
     timestamp: Annotated[U64, Field(description="Unix milliseconds (an integer, not RFC 3339).")]
 
 
-class AssistantMessage(WireModel):
+class AssistantMessage(MessageHelpers):
     """
     The model's reply. Casing is mixed inside this one object: stopReason is camelCase, error_message and the usage keys are snake_case.
     """
@@ -101,7 +102,7 @@ class AssistantMessage(WireModel):
     ] = None
 
 
-class ToolResultMessage(WireModel):
+class ToolResultMessage(MessageHelpers):
     """
     A tool's answer to a tool call, as sent back to the model. It has no details field (unlike the ToolResult struct of tool events).
     """
