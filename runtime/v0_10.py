@@ -11,6 +11,7 @@ from ._codec import dumps, loads
 from ._errors import Problem, WireError
 from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, install
 from ._schema import schema_for
+from ._stream import MessageAccumulator, translate_stream
 from ._timestamp import Timestamp
 from .generated.v0_10 import *  # noqa: F403
 from .generated.v0_10 import __all__ as _WIRE_TYPES
@@ -30,6 +31,7 @@ __all__ = [
     *_WIRE_TYPES,
     "PHI_CORE_VERSION",
     "CostRates",
+    "MessageAccumulator",
     "OVERFLOW_PHRASES",
     "Problem",
     "Timestamp",
@@ -38,4 +40,5 @@ __all__ = [
     "dumps",
     "loads",
     "schema",
+    "translate_stream",
 ]
