@@ -245,17 +245,17 @@ def translate_stream(
     started = False
     source = iter(events)
     while True:
-        if cancelled is not None and cancelled():
-            partial = list(accumulator.message.content) if accumulator.message is not None else []
-            failure = _error_message(wire, model, "Cancelled", "aborted", partial)
-            yield from _end_with_error(wire, accumulator, loop_id, failure, started)
-            return
         try:
-            event = next(source)
+            event = None if _stopped(cancelled) else next(source)
         except StopIteration:
             return
         except Exception as error:  # the provider failed: phi-core never raises here
             failure = _error_message(wire, model, str(error) or type(error).__name__, "error", [])
+            yield from _end_with_error(wire, accumulator, loop_id, failure, started)
+            return
+        if event is None or _stopped(cancelled):  # cancelled before or while waiting
+            partial = list(accumulator.message.content) if accumulator.message is not None else []
+            failure = _error_message(wire, model, "Cancelled", "aborted", partial)
             yield from _end_with_error(wire, accumulator, loop_id, failure, started)
             return
         kind = event.type
@@ -277,6 +277,10 @@ def translate_stream(
         elif kind == "Error":
             yield from _end_with_error(wire, accumulator, loop_id, event.message, started)
             started = True
+
+
+def _stopped(cancelled: Callable[[], bool] | None) -> bool:
+    return cancelled is not None and cancelled()
 
 
 def _end_with_error(
