@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -49,38 +50,44 @@ class Scan:
     """Some number lexeme is read differently by serde (or is NaN/Infinity)."""
 
 
+# One decoder for every scan: building a JSONDecoder per call (what json.loads does when given
+# hooks) costs as much as a small document. Its hooks report into this thread's current Scan.
+_current = threading.local()
+
+
+def _pairs(items: list[tuple[str, Any]]) -> None:
+    if len({key for key, _ in items}) != len(items):
+        _current.found.repeated_keys = True
+
+
+def _integer(lexeme: str) -> int:
+    # Short integers other than -0 fit u64/i64 and read alike; only the rest needs a closer look.
+    if (len(lexeme) > 15 or lexeme == "-0") and needs_rewrite(lexeme):
+        _current.found.numbers_differ = True
+    return 0
+
+
+def _decimal(lexeme: str) -> float:
+    if needs_rewrite(lexeme):
+        _current.found.numbers_differ = True
+    return 0.0
+
+
+def _constant(name: str) -> float:
+    _current.found.numbers_differ = True  # the exact pass reports NaN/Infinity with line and column
+    return 0.0
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_int=_integer, parse_float=_decimal, parse_constant=_constant
+)
+
+
 def scan(raw: bytes) -> Scan | None:
     """What the document holds; None when it is not JSON (pydantic then reports where)."""
-    found = Scan()
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(items)
-        if len(result) != len(items):
-            found.repeated_keys = True
-        return result
-
-    def integer(lexeme: str) -> int | float:
-        if needs_rewrite(lexeme):
-            found.numbers_differ = True
-        return 0
-
-    def decimal(lexeme: str) -> float:
-        if needs_rewrite(lexeme):
-            found.numbers_differ = True
-        return 0.0
-
-    def constant(name: str) -> float:
-        found.numbers_differ = True  # the exact pass reports NaN/Infinity with line and column
-        return 0.0
-
+    found = _current.found = Scan()
     try:
-        json.loads(
-            raw,
-            object_pairs_hook=pairs,
-            parse_int=integer,
-            parse_float=decimal,
-            parse_constant=constant,
-        )
+        _DECODER.decode(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         return None  # pydantic's parser reports it (its nesting limit is far below Python's)
     return found

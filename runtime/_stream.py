@@ -18,9 +18,10 @@ event whose message keeps the partial content with ``stopReason: aborted``.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -29,16 +30,19 @@ from ._helpers import now_ms
 __all__ = ["MessageAccumulator", "translate_stream"]
 
 
-def _default_wire() -> ModuleType:
-    import phi_wire
+def _default_wire(sample: Any = None) -> ModuleType:
+    """The version module that ``sample`` (a generated model) belongs to, else the newest."""
+    import importlib
 
-    return phi_wire
+    module = getattr(type(sample), "__module__", "")
+    if module.startswith("phi_wire.generated.v"):
+        return importlib.import_module("phi_wire." + module.split(".")[2])
+    return importlib.import_module("phi_wire")
 
 
 @dataclass
 class _Block:
     kind: str  # "text" | "thinking" | "toolCall"
-    parts: list[str] = field(default_factory=list)
     text: str = ""
     tool_id: str = ""
     tool_name: str = ""
@@ -46,7 +50,6 @@ class _Block:
     closed: bool = False
 
     def append(self, delta: str) -> None:
-        self.parts.append(delta)
         self.text += delta
 
 
@@ -240,10 +243,14 @@ def translate_stream(
     """Provider ``StreamEvent``s to ``AgentEvent``s with phi-core's semantics (see the module
     docstring). Never raises for a provider failure: it ends the message with an error message.
     """
-    wire = wire or _default_wire()
+    source = iter(events)
+    first = next(source, None)
+    if first is None:
+        return
+    wire = wire or _default_wire(first)
+    source = itertools.chain([first], source)
     accumulator = MessageAccumulator(model=model, wire=wire)
     started = False
-    source = iter(events)
     while True:
         try:
             event = None if _stopped(cancelled) else next(source)
