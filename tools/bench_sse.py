@@ -110,9 +110,8 @@ def main() -> None:
     for _ in range(args.repeat):
         for name, function in cases.items():
             samples[name] += median_seconds(function, 1)
-    print(
-        f"SSE body: {count} events, {len(body) / 1e6:.2f} MB; median of {args.repeat} interleaved runs"
-    )
+    size = len(body) / 1e6
+    print(f"SSE body: {count} events, {size:.2f} MB; median of {args.repeat} interleaved runs")
     rates = {}
     for name, values in samples.items():
         seconds = statistics.median(values)
