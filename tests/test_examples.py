@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from phi_wire import dumps
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -18,3 +20,15 @@ def test_sample_data_is_up_to_date() -> None:
     for name, text in module.render().items():
         on_disk = (ROOT / "examples" / name).read_text(encoding="utf-8")
         assert on_disk == text, f"examples/{name} is stale: run python examples/make_examples.py"
+
+
+def test_streaming_example_serves_the_sample_events_over_sse() -> None:
+    from starlette.testclient import TestClient
+
+    from examples.streaming_server import app
+    from phi_wire.sse import events
+
+    lines = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    with TestClient(app) as client, client.stream("GET", "/events") as response:
+        received = [dumps(event) for event in events(response)]
+    assert received == lines
