@@ -1,8 +1,12 @@
-"""The phi-wire command line (tools/cli.py): exit codes, messages, schema and types output."""
+"""``phi-wire`` (tools/cli.py, tools/_validate.py): exit codes, messages, every kind of bad input."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,48 +15,222 @@ from corpus import fixtures_root
 from phi_wire.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
+EVENT = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()[1]
 
 
-def test_sample_data_is_valid(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["validate", str(ROOT / "examples")]) == 0
-    assert "0 invalid" in capsys.readouterr().out
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
-def test_every_phi_core_file_validates_and_every_rejection_is_reported(
-    capsys: pytest.CaptureFixture[str],
+def folders(version: str, kind: str) -> list[Path]:
+    return sorted(path for path in (fixtures_root() / "phi-core" / version / kind).iterdir())
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_everything_phi_core_writes_validates(
+    capsys: pytest.CaptureFixture[str], version: str
 ) -> None:
-    base = fixtures_root() / "phi-core" / "0.8.0"
-    assert (
-        main(["validate", "--version", "0.8", str(base / "sessions"), str(base / "streams")]) == 0
+    base = fixtures_root() / "phi-core" / version
+    code, out, _ = run(
+        capsys,
+        "validate",
+        "--version",
+        VERSIONS[version],
+        str(base / "sessions"),
+        str(base / "streams"),
     )
-    assert (
-        main(
-            [
-                "validate",
-                "--version",
-                "0.8",
-                "--type",
-                "Message",
-                str(base / "rejected" / "Message"),
-            ]
+    assert code == 0, out
+    for folder in folders(version, "valid"):
+        code, out, _ = run(
+            capsys, "validate", "--version", VERSIONS[version], "--type", folder.name, str(folder)
         )
-        == 1
+        assert code == 0, out
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_rejected_fixture_is_reported_with_line_and_pointer(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    for folder in folders(version, "rejected"):
+        code, out, _ = run(
+            capsys, "validate", "--version", VERSIONS[version], "--type", folder.name, str(folder)
+        )
+        assert code == 1, f"{folder.name}: {out}"
+        for path in folder.iterdir():
+            lines = [line for line in out.splitlines() if line.startswith(f"{path}:")]
+            assert lines, f"no report for {path.name}"
+            shape = re.escape(f"{path}:") + r"\d+: " + re.escape(folder.name) + r"( \S+)* /\S*: \S"
+            assert re.match(shape, lines[0]), lines[0]
+
+
+def test_sample_data_and_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", str(ROOT / "examples"))
+    assert code == 0 and "2 files, 18 documents: 18 valid, 0 invalid" in out
+
+
+BAD_LINES = {
+    "invalid JSON": ('{"type": "TurnStart", loop_id}', "invalid JSON"),
+    "empty line": ("", "empty line"),
+    "BOM": ("\ufeff" + EVENT, "byte order mark"),
+    "deep nesting": (
+        '{"type":"ToolExecutionStart","loop_id":"l","tool_call_id":"t","tool_name":"n","args":'
+        + "[" * 50_000
+        + "]" * 50_000
+        + "}",
+        "invalid JSON",
+    ),
+    "duplicate keys": (
+        '{"type":"InputRejected","loop_id":"l","reason":"a","reason":"b"}',
+        "duplicate field `reason`",
+    ),
+    "integer past u64": (
+        '{"type":"TurnStart","loop_id":"l","turn_index":18446744073709551616,"timestamp":"2026-05-25T09:41:07Z","triggered_by":"User"}',
+        "/turn_index",
+    ),
+    "lone surrogate": ('{"type":"InputRejected","loop_id":"l","reason":"\\ud800"}', "invalid JSON"),
+    "bad variant": (
+        '{"type":"MessageEnd","loop_id":"l","message":{"role":"assistant","content":[],'
+        '"stopReason":"bogus","model":"m","provider":"p","usage":{"input":0,"output":0},"timestamp":1}}',
+        "AgentEvent MessageEnd assistant /message/stopReason: expected one of 'stop'",
+    ),
+}
+
+
+def test_each_bad_line_gets_its_own_error_and_the_run_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    lines = [EVENT]
+    for text, _ in BAD_LINES.values():
+        lines += [text, EVENT]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(
+        "\n".join(lines) + "\n" + '{"type":"TurnStart","loop_id":"l","turn_in', encoding="utf-8"
     )
-    out = capsys.readouterr().out
-    for path in (base / "rejected" / "Message").iterdir():
-        assert f"{path}:1: Message" in out, f"no report for {path.name}"
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 1
+    reports = out.splitlines()
+    for number, (name, (_, expected)) in enumerate(BAD_LINES.items()):
+        line = 2 + 2 * number
+        assert any(
+            report.startswith(f"{path}:{line}: ") and expected in report for report in reports
+        ), name
+    truncated = len(lines) + 1
+    assert any(report.startswith(f"{path}:{truncated}: ") for report in reports), (
+        "truncated last line"
+    )
+    assert (
+        f"{len(lines) + 1} documents: {len(BAD_LINES) + 2} valid, {len(BAD_LINES) - 1 + 1} invalid"
+        not in out
+    )
+    assert (
+        f"{len(lines) + 1} documents: {len(BAD_LINES) + 1} valid, {len(BAD_LINES) + 1} invalid"
+        in out
+    )
 
 
-def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["validate", str(tmp_path / "missing.json")]) == 2
-    assert main(["validate", "--type", "Nope", str(ROOT / "examples")]) == 2
-    assert main(["validate", "--version", "9.9", str(ROOT / "examples")]) == 2
-    assert "phi-wire:" in capsys.readouterr().err
+def test_a_pretty_file_reports_the_line_of_the_pointer(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    session = (ROOT / "examples" / "session.json").read_text(encoding="utf-8")
+    broken = session.replace('"status": "Completed"', '"status": "completed"')
+    path = tmp_path / "session.json"
+    path.write_text(broken, encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(path))
+    expected_line = broken[: broken.index('"status": "completed"')].count("\n") + 1
+    assert code == 1 and out.startswith(f"{path}:{expected_line}: Session /loops/0/status:"), out
+
+
+def test_a_100_mb_single_document(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    blob = "x" * 100_000_000
+    path.write_text(f'{{"role":"extension","kind":"blob","data":"{blob}"}}', encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0 and "1 documents: 1 valid" in out
+
+
+def test_gzip_stdin_and_input_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packed = tmp_path / "events.jsonl.gz"
+    packed.write_bytes(gzip.compress((ROOT / "examples" / "events.jsonl").read_bytes()))
+    assert run(capsys, "validate", str(packed))[0] == 0
+    truncated = tmp_path / "cut.jsonl.gz"
+    truncated.write_bytes(packed.read_bytes()[:-20])
+    code, _, err = run(capsys, "validate", str(truncated))
+    assert code == 2 and "truncated gzip" in err
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"type":"InputRejected","loop_id":"l","reason":"caf\xe9"}\n')
+    code, out, _ = run(capsys, "validate", str(latin))
+    assert code == 2 and "not UTF-8" in out
+    assert run(capsys, "validate", str(tmp_path / "missing.json"))[0] == 2
+    assert run(capsys, "validate", "--type", "Nope", str(ROOT / "examples"))[0] == 2
+    assert run(capsys, "validate", "--version", "9.9", str(ROOT / "examples"))[0] == 2
+    assert run(capsys, "validate")[0] == 2  # usage: a path is required
+    result = subprocess.run(
+        [sys.executable, "-m", "phi_wire.tools.cli", "validate", "-"],
+        input=(ROOT / "examples" / "events.jsonl").read_bytes(),
+        capture_output=True,
+        check=False,
+    )
+    count = len((ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines())
+    assert result.returncode == 0 and f"{count} documents: {count} valid".encode() in result.stdout
+    assert b"Traceback" not in result.stderr
+
+
+def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = fixtures_root() / "phi-core" / "0.8.0" / "rejected" / "AgentEvent"
+    code, out, _ = run(
+        capsys, "validate", "--version", "0.8", "--format", "json", "--max-errors", "3", str(folder)
+    )
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(records) == 4 and records[-1]["summary"]["stopped_after_max_errors"]
+    assert set(records[0]) == {
+        "file",
+        "line",
+        "pointer",
+        "type",
+        "variant",
+        "message",
+        "unreadable",
+    }
+    code, out, _ = run(capsys, "validate", "--quiet", str(ROOT / "examples"))
+    assert code == 0 and out == ""
+
+
+def test_strict_flags_what_phi_core_never_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    base = fixtures_root() / "phi-core" / "0.8.0" / "accepted" / "Usage"
+    for input_file in base.glob("*.input.json"):
+        assert (
+            run(capsys, "validate", "--version", "0.8", "--type", "Usage", str(input_file))[0] == 0
+        )
+        code, out, _ = run(
+            capsys, "validate", "--strict", "--version", "0.8", "--type", "Usage", str(input_file)
+        )
+        assert code == 1 and "phi-core" in out
+    canonical = fixtures_root() / "phi-core" / "0.8.0" / "sessions"
+    assert run(capsys, "validate", "--strict", "--version", "0.8", str(canonical))[0] == 0
+
+
+def test_jobs_give_the_same_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "many.jsonl"
+    bad = '{"type":"TurnStart","loop_id":"l"}'
+    path.write_text("\n".join([EVENT] * 2000 + [bad] + [EVENT] * 2000) + "\n", encoding="utf-8")
+    single = run(capsys, "validate", str(path))[1].splitlines()[:-1]
+    parallel = run(capsys, "validate", "--jobs", "2", str(path))[1].splitlines()[:-1]
+    assert single == parallel and single[0].startswith(f"{path}:2001: ")
 
 
 def test_schema_and_types(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["schema", "Usage", "--version", "0.8"]) == 0
-    assert json.loads(capsys.readouterr().out)["$ref"] == "#/$defs/Usage"
-    assert main(["types"]) == 0
-    names = capsys.readouterr().out.split()
-    assert {"AgentEvent", "Session", "TurnRequest", "Usage"} <= set(names)
+    code, out, _ = run(capsys, "schema", "Usage", "--version", "0.8")
+    assert code == 0 and json.loads(out)["$ref"] == "#/$defs/Usage"
+    code, out, _ = run(capsys, "types")
+    assert code == 0 and {"AgentEvent", "Session", "TurnRequest", "Usage"} <= set(out.split())
+    assert run(capsys, "schema", "Nope")[0] == 2
+
+
+def test_pre_commit_hook_definition() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "id: phi-wire-validate" in text and "entry: phi-wire validate" in text

@@ -1,137 +1,163 @@
 """The ``phi-wire`` command line: validate persisted phi-core JSON, print schemas, list types.
 
-    phi-wire validate PATH... [--type T] [--version 0.10]
+    phi-wire validate PATH... [--type T] [--version 0.10] [--format text|json] [--strict]
+                              [--max-errors N] [--quiet] [--jobs N]
     phi-wire schema T [--version 0.10]
     phi-wire types [--version 0.10]
 
-``validate`` reads files and folders (``.json`` as one document, ``.jsonl``/``.ndjson`` as one
-document per line), judges each document as phi-core's serde would (``loads``), prints
-``file:line: /pointer: problem`` for each problem and a summary, and exits 0 when everything is
-valid, 1 when something is invalid, 2 on a usage or I/O error.
+``validate`` reads files, folders and ``-`` (stdin): ``.json`` files as one document,
+``.jsonl``/``.ndjson`` as one document per line, any of them gzipped (``.gz``). Each document is
+judged as strictly as phi-core's serde reads it; each problem is printed as
+``file:line: Type Variant /json/pointer: what was expected, what was found``, then a summary.
+Exit status: 0 all valid, 1 something invalid, 2 a usage or input error (nothing is a traceback).
+
+Type detection (without ``--type``), from the keys of the document: ``session_id`` + ``loops``:
+Session; ``loop_id`` + ``events``: LoopRecord; ``sequence`` + ``event``: LoopEvent; ``turn_id`` +
+``output_message``: Turn; ``type``: AgentEvent; ``role``: AgentMessage (Message and
+ExtensionMessage alike); anything else is judged as an AgentEvent. Within a JSONL file the first
+valid line's type is tried first for the following lines.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ._validate import (
+    InputError,
+    Record,
+    Tally,
+    default_jobs,
+    find_files,
+    read_chunks,
+    run_chunks,
+    wire_module,
+)
 
 VERSIONS = ("0.8", "0.10")
-JSON_SUFFIXES = {".json"}
-LINES_SUFFIXES = {".jsonl", ".ndjson"}
+PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
 
 class UsageError(Exception):
-    """Bad arguments or unreadable input: exit code 2."""
+    """Bad arguments: exit code 2."""
 
 
-def wire_module(version: str) -> ModuleType:
+def checked_version(version: str) -> str:
     if version not in VERSIONS:
         raise UsageError(
             f"unknown phi-core version {version!r}; choose one of {', '.join(VERSIONS)}"
         )
-    return importlib.import_module(f"phi_wire.v{version.replace('.', '_')}")
+    return version
 
 
-def detect_type(document: Any) -> str:
-    """Which wire type a parsed document is, judged by its keys (see the README)."""
-    if isinstance(document, dict):
-        if "loops" in document and "session_id" in document:
-            return "Session"
-        if "events" in document and "loop_id" in document:
-            return "LoopRecord"
-        if "sequence" in document and "event" in document:
-            return "LoopEvent"
-        if "turn_id" in document and "output_message" in document:
-            return "Turn"
-        if "type" in document:
-            return "AgentEvent"
-        if "role" in document:
-            return "AgentMessage"
-    return "AgentEvent"
+class Progress:
+    """A one-line progress display on a terminal's stderr; silent when stderr is not a terminal."""
+
+    def __init__(self, total: int, stream: TextIO, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.stream = stream
+        self.enabled = enabled and total >= PROGRESS_MIN_BYTES and stream.isatty()
+
+    def advance(self, size: int) -> None:
+        self.done += size
+        if self.enabled:
+            share = min(1.0, self.done / self.total)
+            bar = "#" * int(share * 30)
+            self.stream.write(f"\r[{bar:<30}] {share:4.0%} {self.done / 1e6:8.1f} MB")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r" + " " * 60 + "\r")
 
 
-@dataclass
-class Tally:
-    files: int = 0
-    documents: int = 0
-    invalid: int = 0
-    bytes: int = 0
+def _total_size(names: list[str]) -> int:
+    from pathlib import Path
 
-
-def find_files(paths: Sequence[str]) -> Iterator[Path]:
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            yield from sorted(
-                child
-                for child in path.rglob("*")
-                if child.is_file() and child.suffix in JSON_SUFFIXES | LINES_SUFFIXES
-            )
-        elif path.is_file():
-            yield path
-        else:
-            raise UsageError(f"{name}: no such file or folder")
-
-
-def documents(path: Path, raw: bytes) -> Iterator[tuple[int, bytes]]:
-    """(line number, document) pairs of one file."""
-    if path.suffix in LINES_SUFFIXES:
-        for number, line in enumerate(raw.split(b"\n"), start=1):
-            if line.strip():
-                yield number, line
-    else:
-        yield 1, raw
-
-
-def validate_file(path: Path, wire: ModuleType, forced: str | None, tally: Tally) -> None:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read ({error.strerror})") from None
-    tally.files += 1
-    tally.bytes += len(raw)
-    for line, document in documents(path, raw):
-        tally.documents += 1
-        try:
-            name = forced or detect_type(json.loads(document))
-        except ValueError:
-            name = forced or "AgentEvent"
-        try:
-            wire.loads(getattr(wire, name), document)
-        except wire.WireError as error:
-            tally.invalid += 1
-            for problem in error.problems:
-                where = error.line if error.line is not None else line
-                print(f"{path}:{where}: {problem.render(error.type_name)}")
+    return sum(Path(name).stat().st_size for name in names if name != "-")
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    wire = wire_module(args.version)
+    version = checked_version(args.version)
+    wire = wire_module(version)
     if args.type is not None and not hasattr(wire, args.type):
         raise UsageError(f"unknown wire type {args.type!r}; `phi-wire types` lists them")
-    tally = Tally()
+    if args.jobs < 1 or (args.max_errors is not None and args.max_errors < 1):
+        raise UsageError("--jobs and --max-errors take a positive number")
     started = time.perf_counter()
-    for path in find_files(args.paths):
-        validate_file(path, wire, args.type, tally)
-    elapsed = time.perf_counter() - started
-    valid = tally.documents - tally.invalid
-    print(
-        f"{tally.files} files, {tally.documents} documents: {valid} valid, "
-        f"{tally.invalid} invalid; {tally.bytes} bytes in {elapsed:.2f} s (phi-core {args.version})"
-    )
+    names = list(find_files(args.paths))
+    tally = Tally()
+    progress = Progress(_total_size(names), sys.stderr, not args.quiet)
+    reported = 0
+    stopped = False
+    for name in names:
+        tally.files += 1
+        try:
+            for chunk, invalid, records in run_chunks(
+                read_chunks(name), version, args.type, args.strict, args.jobs
+            ):
+                tally.documents += len(chunk.documents)
+                tally.invalid += invalid
+                tally.bytes += chunk.size
+                progress.advance(chunk.size)
+                for record in records:
+                    if record.unreadable:
+                        tally.input_errors.append(record.text())
+                    if args.max_errors is not None and reported >= args.max_errors:
+                        stopped = True
+                        break
+                    emit(record, args.format)
+                    reported += 1
+                if stopped:
+                    break
+        except InputError as error:
+            tally.input_errors.append(str(error))
+            print(f"phi-wire: {error}", file=sys.stderr)
+        if stopped:
+            break
+    progress.close()
+    summarize(tally, time.perf_counter() - started, args, stopped)
+    if tally.input_errors:
+        return 2
     return 1 if tally.invalid else 0
 
 
+def emit(record: Record, fmt: str) -> None:
+    print(record.json() if fmt == "json" else record.text())
+
+
+def summarize(tally: Tally, elapsed: float, args: argparse.Namespace, stopped: bool) -> None:
+    summary: dict[str, Any] = {
+        "files": tally.files,
+        "documents": tally.documents,
+        "valid": tally.valid,
+        "invalid": tally.invalid,
+        "bytes": tally.bytes,
+        "elapsed_s": round(elapsed, 3),
+        "phi_core": args.version,
+        "input_errors": len(tally.input_errors),
+        "stopped_after_max_errors": stopped,
+    }
+    if args.format == "json":
+        print(json.dumps({"summary": summary}))
+    elif not args.quiet:
+        rate = tally.bytes / 1e6 / elapsed if elapsed > 0 else 0.0
+        more = f", stopped after {args.max_errors} problems" if stopped else ""
+        errors = f", {len(tally.input_errors)} unreadable" if tally.input_errors else ""
+        print(
+            f"{tally.files} files, {tally.documents} documents: {tally.valid} valid, "
+            f"{tally.invalid} invalid{errors}; {tally.bytes:,} bytes in {elapsed:.2f} s "
+            f"({rate:.1f} MB/s, phi-core {args.version}{more})"
+        )
+
+
 def run_schema(args: argparse.Namespace) -> int:
-    wire = wire_module(args.version)
+    wire = wire_module(checked_version(args.version))
     try:
         bundle = wire.schema(args.type)
     except KeyError:
@@ -141,9 +167,10 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def run_types(args: argparse.Namespace) -> int:
-    wire = wire_module(args.version)
+    wire = wire_module(checked_version(args.version))
     for name in sorted(wire.__all__):
-        if isinstance(getattr(wire, name), type) or hasattr(getattr(wire, name), "__value__"):
+        value = getattr(wire, name)
+        if isinstance(value, type) or hasattr(value, "__value__"):
             print(name)
     return 0
 
@@ -152,10 +179,23 @@ def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="phi-wire", description=__doc__.split("\n\n")[0])
     commands = root.add_subparsers(dest="command", required=True)
     validate = commands.add_parser("validate", help="check persisted JSON / JSONL files")
-    validate.add_argument("paths", nargs="+", metavar="PATH")
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
     validate.add_argument("--type", help="judge every document as this wire type")
     validate.add_argument(
         "--version", default=VERSIONS[-1], help="phi-core version (default: newest)"
+    )
+    validate.add_argument("--format", choices=("text", "json"), default="text")
+    validate.add_argument("--max-errors", type=int, metavar="N", help="stop after N problems")
+    validate.add_argument("--quiet", action="store_true", help="print problems only, no summary")
+    validate.add_argument(
+        "--strict", action="store_true", help="also flag what phi-core accepts but never writes"
+    )
+    validate.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help=f"worker processes (this machine: {default_jobs()})",
     )
     validate.set_defaults(run=run_validate)
     schema = commands.add_parser("schema", help="print the self-contained JSON Schema of a type")
@@ -169,15 +209,21 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse printed the usage problem
+        return 0 if exit_.code == 0 else 2
     try:
         return int(args.run(args))
-    except UsageError as error:
+    except (UsageError, InputError) as error:
         print(f"phi-wire: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. piped into `head`: stop quietly
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:
+        print("phi-wire: interrupted", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
