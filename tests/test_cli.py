@@ -1,4 +1,4 @@
-"""``phi-wire`` (tools/cli.py, tools/_validate.py): exit codes, messages, every kind of bad input."""
+"""phi-wire (tools/cli.py, tools/_validate.py): exit codes, messages, every kind of bad input."""
 
 from __future__ import annotations
 
