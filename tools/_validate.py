@@ -12,6 +12,7 @@ import gzip
 import importlib
 import json
 import os
+import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
@@ -102,9 +103,25 @@ def detect_type(document: Any) -> str:
     return "AgentEvent"
 
 
+# The first key of what phi-core writes tells the type without parsing the document.
+_FIRST_KEY = re.compile(rb'\s*\{\s*"([a-z_]+)"')
+_BY_FIRST_KEY = {
+    b"type": "AgentEvent",
+    b"content": "AgentMessage",  # an LlmMessage: keys sorted
+    b"role": "AgentMessage",  # a bare Message or an ExtensionMessage
+    b"sequence": "LoopEvent",
+    b"turn_id": "Turn",
+    b"loop_id": "LoopRecord",
+    b"session_id": "Session",
+}
+
+
 def _detect_raw(raw: bytes) -> str:
+    match = _FIRST_KEY.match(raw, 0, 64)
+    if match is not None and match.group(1) in _BY_FIRST_KEY:
+        return _BY_FIRST_KEY[match.group(1)]
     try:
-        return detect_type(json.loads(raw))
+        return detect_type(json.loads(raw))  # keys in another order: look at all of them
     except (ValueError, RecursionError):
         return "AgentEvent"
 
@@ -250,15 +267,8 @@ def judge_chunk(
     wire = wire_module(version)
     records: list[Record] = []
     invalid = 0
-    family = forced
     for line, raw in chunk.documents:
-        found = _judge(wire, chunk, line, raw, family, strict)
-        if found and forced is None and family is not None:
-            retry = _judge(wire, chunk, line, raw, None, strict)  # maybe another kind of document
-            if len(retry) < len(found):
-                found = retry
-        if family is None and forced is None and not found:
-            family = _detect_raw(raw)  # the rest of a JSONL file is most likely the same type
+        found = _judge(wire, chunk, line, raw, forced, strict)
         if found:
             invalid += 1
             records += found

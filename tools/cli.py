@@ -14,8 +14,9 @@ Exit status: 0 all valid, 1 something invalid, 2 a usage or input error (nothing
 Type detection (without ``--type``), from the keys of the document: ``session_id`` + ``loops``:
 Session; ``loop_id`` + ``events``: LoopRecord; ``sequence`` + ``event``: LoopEvent; ``turn_id`` +
 ``output_message``: Turn; ``type``: AgentEvent; ``role``: AgentMessage (Message and
-ExtensionMessage alike); anything else is judged as an AgentEvent. Within a JSONL file the first
-valid line's type is tried first for the following lines.
+ExtensionMessage alike); anything else is judged as an AgentEvent. For documents as phi-core
+writes them the first key decides (``type``, ``content``/``role``, ``sequence``, ``turn_id``,
+``loop_id``, ``session_id``), without parsing the document twice.
 """
 
 from __future__ import annotations
