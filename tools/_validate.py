@@ -8,7 +8,6 @@ chunks are judged in worker processes and reported in file order.
 
 from __future__ import annotations
 
-import gzip
 import importlib
 import json
 import os
@@ -16,8 +15,8 @@ import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import Executor, Future
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, BinaryIO
@@ -149,6 +148,8 @@ def _open(name: str) -> BinaryIO:
         return sys.stdin.buffer
     handle: BinaryIO = open(name, "rb")  # noqa: SIM115 - closed by the caller
     if name.endswith(".gz"):
+        import gzip
+
         return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
     return handle
 
@@ -304,6 +305,67 @@ def _judge(
     return []
 
 
+@dataclass(frozen=True)
+class RangeResult:
+    """What a worker found in the lines that start within one byte range of a JSONL file."""
+
+    lines: int
+    invalid: int
+    size: int
+    records: list[Record]
+
+
+def judge_range(
+    name: str, start: int, end: int, version: str, forced: str | None, strict: bool
+) -> RangeResult:
+    """Judge the lines of ``name`` that start in [start, end); line numbers relative to the range.
+
+    Workers read the file themselves, so the parent ships offsets, not megabytes of lines.
+    """
+    documents: list[tuple[int, bytes]] = []
+    size = 0
+    with open(name, "rb") as handle:
+        if start > 0:
+            handle.seek(start - 1)
+            if handle.read(1) != b"\n":
+                handle.readline()  # the rest of a line that started in the previous range
+        position = handle.tell()
+        while position < end:
+            line = handle.readline()
+            if not line:
+                break
+            position += len(line)
+            size += len(line)
+            documents.append((len(documents) + 1, line.removesuffix(b"\n")))
+    invalid, records = judge_chunk(
+        Chunk(name, tuple(documents), False, size), version, forced, strict
+    )
+    return RangeResult(len(documents), invalid, size, records)
+
+
+def parallel_lines(
+    name: str, version: str, forced: str | None, strict: bool, jobs: int
+) -> Iterator[tuple[Chunk, int, list[Record]]]:
+    """A plain JSONL file judged in ``jobs`` processes by byte ranges, reported in order."""
+    from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
+
+    total = os.path.getsize(name)
+    count = max(jobs * 4, -(-total // CHUNK_BYTES))
+    bounds = [total * index // count for index in range(count + 1)]
+    line_offset = 0
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [
+            pool.submit(judge_range, name, bounds[i], bounds[i + 1], version, forced, strict)
+            for i in range(count)
+        ]
+        for future in futures:
+            result = future.result()
+            records = [replace(record, line=record.line + line_offset) for record in result.records]
+            chunk = Chunk(name, ((0, b""),) * result.lines, False, result.size)
+            line_offset += result.lines
+            yield chunk, result.invalid, records
+
+
 def run_chunks(
     chunks: Iterable[Chunk],
     version: str,
@@ -317,6 +379,8 @@ def run_chunks(
             invalid, records = judge_chunk(chunk, version, forced, strict)
             yield chunk, invalid, records
         return
+    from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
+
     executor: Executor = ProcessPoolExecutor(max_workers=jobs)
     pending: list[tuple[Chunk, Future[tuple[int, list[Record]]]]] = []
     try:

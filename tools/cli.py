@@ -29,11 +29,13 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ._validate import (
+    LINES_SUFFIXES,
     InputError,
     Record,
     Tally,
     default_jobs,
     find_files,
+    parallel_lines,
     read_chunks,
     run_chunks,
     wire_module,
@@ -99,9 +101,7 @@ def run_validate(args: argparse.Namespace) -> int:
     for name in names:
         tally.files += 1
         try:
-            for chunk, invalid, records in run_chunks(
-                read_chunks(name), version, args.type, args.strict, args.jobs
-            ):
+            for chunk, invalid, records in judged(name, version, args):
                 tally.documents += len(chunk.documents)
                 tally.invalid += invalid
                 tally.bytes += chunk.size
@@ -126,6 +126,15 @@ def run_validate(args: argparse.Namespace) -> int:
     if tally.input_errors:
         return 2
     return 1 if tally.invalid else 0
+
+
+def judged(name: str, version: str, args: argparse.Namespace) -> Any:
+    """The (chunk, invalid, records) of one file: plain JSONL files with --jobs > 1 are split by
+    byte ranges across processes; everything else streams through ``read_chunks``."""
+    plain_lines = name != "-" and name.endswith(LINES_SUFFIXES)
+    if args.jobs > 1 and plain_lines:
+        return parallel_lines(name, version, args.type, args.strict, args.jobs)
+    return run_chunks(read_chunks(name), version, args.type, args.strict, args.jobs)
 
 
 def emit(record: Record, fmt: str) -> None:
