@@ -163,6 +163,19 @@ def _default_type() -> Any:
     return getattr(phi_wire, "AgentEvent")  # noqa: B009 - resolved at run time, not import time
 
 
+def _plan(
+    source: str | httpx.Response,
+    event_type: Any,
+    headers: dict[str, str] | None,
+    max_retries: int,
+) -> tuple[Any, _Resume, str, httpx.Response | None, dict[str, str]]:
+    """What both twins start from: the type, the resume state, the URL, an already open
+    response to read first (if the caller gave one) and the caller's headers."""
+    response = source if isinstance(source, httpx.Response) else None
+    url = str(response.request.url) if response is not None else str(source)
+    return event_type or _default_type(), _Resume(max_retries), url, response, dict(headers or {})
+
+
 def events(
     source: str | httpx.Response,
     event_type: Any = None,
@@ -173,13 +186,11 @@ def events(
     on_error: ErrorHandler | None = None,
 ) -> Iterator[Any]:
     """Typed events from an SSE URL or an open ``httpx.Response``, resuming after drops."""
-    event_type = event_type or _default_type()
-    resume = _Resume(max_retries)
+    event_type, resume, url, response, base_headers = _plan(
+        source, event_type, headers, max_retries
+    )
     own_client = client is None
     http = client or httpx.Client(timeout=httpx.Timeout(30.0, read=None))
-    response = source if isinstance(source, httpx.Response) else None
-    url = str(response.request.url) if response is not None else str(source)
-    base_headers = dict(headers or {})
     try:
         while True:
             try:
@@ -217,13 +228,11 @@ async def aevents(
     on_error: ErrorHandler | None = None,
 ) -> AsyncIterator[Any]:
     """The async twin of ``events``."""
-    event_type = event_type or _default_type()
-    resume = _Resume(max_retries)
+    event_type, resume, url, response, base_headers = _plan(
+        source, event_type, headers, max_retries
+    )
     own_client = client is None
     http = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=None))
-    response = source if isinstance(source, httpx.Response) else None
-    url = str(response.request.url) if response is not None else str(source)
-    base_headers = dict(headers or {})
     try:
         while True:
             try:
