@@ -349,6 +349,7 @@ def parallel_lines(
     """A plain JSONL file judged in ``jobs`` processes by byte ranges, reported in order."""
     from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
 
+    prepare(version, forced)
     total = os.path.getsize(name)
     count = max(jobs * 4, -(-total // CHUNK_BYTES))
     bounds = [total * index // count for index in range(count + 1)]
@@ -381,6 +382,7 @@ def run_chunks(
         return
     from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
 
+    prepare(version, forced)
     executor: Executor = ProcessPoolExecutor(max_workers=jobs)
     pending: list[tuple[Chunk, Future[tuple[int, list[Record]]]]] = []
     try:
@@ -393,6 +395,15 @@ def run_chunks(
             yield (done, *future.result())
     finally:
         executor.shutdown(cancel_futures=True)
+
+
+def prepare(version: str, forced: str | None) -> None:
+    """Build the validators before worker processes fork, so that each inherits them built."""
+    from phi_wire._codec import adapter
+
+    wire = wire_module(version)
+    for name in {forced or "AgentEvent", "AgentMessage", "Session"}:
+        adapter(getattr(wire, name))
 
 
 def default_jobs() -> int:
