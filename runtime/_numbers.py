@@ -141,7 +141,8 @@ def _serde_text(raw: bytes, number: bytes, offset: int, type_name: str) -> bytes
 
 
 def rewrite_numbers(raw: bytes, type_name: str) -> bytes:
-    """The exact pass over every number token of ``raw`` (``serde_numbers`` without the search)."""
+    """Rewrite every number token of ``raw`` whose serde value differs from Python's reading
+    (``loads`` calls it only when ``_scan`` found such a number)."""
 
     def rewrite(match: re.Match[bytes]) -> bytes:
         number, non_finite = match.group(1), match.group(2)

@@ -25,7 +25,7 @@ import math
 import struct
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -243,8 +243,6 @@ class WireModel(BaseModel):
 
 class LlmMessageBase(WireModel):
     """Base of LlmMessage's metadata part: the whole message is written with sorted keys."""
-
-    sorted_keys: ClassVar[bool] = True
 
     @model_serializer(mode="wrap")
     def _serialize_sorted(self, handler: SerializerFunctionWrapHandler) -> Any:
