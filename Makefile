@@ -11,6 +11,8 @@ $(BIN)/phi-wire: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, imports would compile every run.
+	$(BIN)/python -m compileall -q runtime generated tools > /dev/null
 	touch $@
 
 demo: $(BIN)/phi-wire
