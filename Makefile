@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test codegen bench
+.PHONY: demo test codegen
 
 $(BIN)/phi-wire: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
