@@ -8,12 +8,15 @@ Serde facts handled here rather than in the models:
   parsing): see ``_numbers``, found by the one ``json.loads`` pass of ``_scan``;
 * duplicate keys: an error in derived structs, last-wins inside ``serde_json::Value`` and the whole
   ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
+* serde's sequence form of structs (``[tag, field, ...]``): see ``_sequence``, tried only after
+  validation failed;
 * output: ``serde_json::to_string`` (compact) or ``to_writer_pretty`` (2-space indent), raw UTF-8.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any, TypeVar, cast, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -22,6 +25,7 @@ from ._duplicates import find_rejected_duplicate
 from ._errors import WireError, from_validation_error, json_syntax_error
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, too_deep
+from ._sequence import objects_from_sequences
 
 T = TypeVar("T")
 
@@ -68,12 +72,32 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     try:
         value = adapter(tp).validate_json(raw, strict=True, by_alias=True, by_name=False)
     except ValidationError as error:
-        raise from_validation_error(name, error, raw) from None
+        value = _from_sequence_form(tp, raw)
+        if value is None:
+            raise from_validation_error(name, error, raw) from None
     if found is not None and found.repeated_keys:
         duplicate = find_rejected_duplicate(raw, value)
         if duplicate is not None:
             raise WireError(name, duplicate.pointer, f"duplicate field `{duplicate.key}`")
     return value
+
+
+def _from_sequence_form(tp: Any, raw: bytes) -> Any | None:
+    """The value when ``raw`` is valid once serde's sequence forms are objects; else None."""
+    if b"[" not in raw:
+        return None
+    try:
+        document = json.loads(raw)
+        converted = objects_from_sequences(tp, document)
+    except (ValueError, RecursionError):  # not JSON, or an array that fits no struct
+        return None
+    if converted == document:
+        return None
+    text = json.dumps(converted, ensure_ascii=False, allow_nan=False)
+    try:
+        return adapter(tp).validate_json(text, strict=True, by_alias=True, by_name=False)
+    except ValidationError:
+        return None
 
 
 def dumps(obj: Any, pretty: bool = False) -> str:
