@@ -1,25 +1,40 @@
 """phi-core's helper API on the generated models: ``Message::user``, ``Usage::combine`` and more.
 
 Behaviour facts carried over from phi-core (src/types/{content,usage,agent_message}.rs,
-src/provider/traits.rs): ``is_context_overflow`` is true only for an assistant message with
-``stopReason: error`` whose ``error_message`` contains one of the known provider phrases (case
-does not matter); ``cache_hit_rate`` is ``cache_read / (input + cache_read + cache_write)``;
-``estimated_cost`` charges per million tokens and never charges ``reasoning`` twice (it is part
-of ``output``); a ``Message`` becomes an LLM-lane ``AgentMessage`` (``LlmMessage.new``) while an
-``ExtensionMessage`` never can.
+src/provider/traits.rs, src/agent_loop/helpers.rs):
 
-The classes here are base classes of generated models (``base-class-map`` in pyproject.toml), so
-every parsed or built message has the methods; ``install`` attaches the constructors that phi-core
-hangs on the ``Message`` and ``LlmMessage`` enums to the public type aliases.
+* ``Message::role`` is ``"user"``, ``"assistant"`` or ``"toolResult"``; ``AgentMessage::role``
+  of an extension is its own free-form ``role``.
+* ``is_context_overflow`` is true only for an assistant message with ``stopReason: error`` whose
+  ``error_message`` contains one of ``OVERFLOW_PHRASES`` (phi-core lower-cases the text first).
+* ``Usage::combine`` adds all six counters; ``cache_hit_rate`` is
+  ``cache_read / (input + cache_read + cache_write)``, 0.0 when that is 0; ``estimated_cost``
+  charges per million tokens and never charges ``reasoning`` (a part of ``output``) twice.
+* ``AgentMessage::timestamp`` is the message's timestamp, 0 for an extension; ``as_llm`` is the
+  bare Message or None; ``with_turn_id`` is a no-op for an extension.
+* One-way rule: a ``Message`` becomes an LLM-lane ``AgentMessage`` (``LlmMessage::new``,
+  ``From<Message>``); nothing turns an ``ExtensionMessage`` into one.
+* ``default_convert_to_llm`` keeps ``as_llm()`` of every message that has one, in order.
+
+Design: the classes here are base classes of the generated models (``base-class-map`` in
+pyproject.toml), so every parsed or built message has the methods. phi-core also hangs
+constructors on its *enums* (``Message::user``, ``LlmMessage::new``). In Python those names are
+``TypeAliasType`` unions, which refuse new attributes (under Python 3.15+ typing_extensions hands
+out the C implementation, which has no ``__dict__`` at all), so each version module replaces its
+public ``Message`` and ``LlmMessage`` with a ``WireUnion``: a stand-in that behaves as the alias
+wherever a type is expected (``loads(Message, ...)``, ``schema(Message)``, pydantic fields
+annotated ``Message | None``, ``__value__``) and also carries the constructors. Type checkers keep
+seeing the alias; typed code can call the same constructors on concrete classes
+(``UserMessage.user``, ``LlmUserMessage.new``, ``ExtensionMessage.new``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from ._wire import LlmMessageBase, WireModel
 
@@ -30,6 +45,7 @@ __all__ = [
     "LlmMessageHelpers",
     "MessageHelpers",
     "UsageHelpers",
+    "WireUnion",
     "convert_to_llm",
     "install",
     "is_context_overflow_message",
@@ -68,65 +84,64 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _blocks(message: Any, kind: str) -> list[Any]:
-    return [block for block in message.content if block.type == kind]
+RESPOND_JSON_TOOL = "respond_json"
+"""The tool a model calls to answer with structured output; ``extract_json`` prefers its call."""
 
 
 class MessageHelpers(WireModel):
-    """Base of ``UserMessage``, ``AssistantMessage`` and ``ToolResultMessage``."""
+    """Base of ``UserMessage``, ``AssistantMessage`` and ``ToolResultMessage`` (and so of the
+    LLM-lane variants, which extend them)."""
+
+    if TYPE_CHECKING:  # declared by every generated subclass
+        role: str
+        content: list[Any]
+        timestamp: int
 
     @classmethod
-    def user(cls, text: str) -> Any:
+    def user(cls, text: str) -> Self:
         """``Message::user(text)``: a user message with one text block, stamped now.
 
-        Call it on the public ``Message`` alias or on ``UserMessage``.
+        Call it on ``Message`` or ``UserMessage``.
         """
-        return cls._variant("user").model_validate(
+        if cls.model_fields["role"].default != "user":
+            raise TypeError(f"{cls.__name__} is not a user message; call Message.user")
+        return cls.model_validate(
             {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms()}
         )
 
-    @classmethod
-    def _variant(cls, role: str) -> type[MessageHelpers]:
-        """The bare Message class for ``role`` in the same generated module as ``cls``."""
-        module = __import__(cls.__module__, fromlist=["UserMessage"])
-        names = {
-            "user": "UserMessage",
-            "assistant": "AssistantMessage",
-            "toolResult": "ToolResultMessage",
-        }
-        name = names[role]
-        variant: type[MessageHelpers] = getattr(module, name)
-        return variant
+    def _blocks(self, kind: str) -> list[Any]:
+        return [block for block in self.content if block.type == kind]
 
     @property
     def text(self) -> str:
-        """The concatenated text blocks."""
-        return "".join(block.text for block in _blocks(self, "text"))
+        """The text blocks, concatenated."""
+        return "".join(block.text for block in self._blocks("text"))
 
     @property
     def thinking(self) -> str:
-        """The concatenated thinking blocks."""
-        return "".join(block.thinking for block in _blocks(self, "thinking"))
+        """The thinking blocks, concatenated."""
+        return "".join(block.thinking for block in self._blocks("thinking"))
 
     @property
     def tool_calls(self) -> list[Any]:
         """The tool-call blocks, in order."""
-        return _blocks(self, "toolCall")
+        return self._blocks("toolCall")
 
     def is_context_overflow(self) -> bool:
-        """phi-core's ``Message::is_context_overflow``: an error reply that reports an overflow."""
+        """``Message::is_context_overflow``: an error reply whose text reports an overflow."""
+        error = getattr(self, "error_message", None)
         return (
-            getattr(self, "role", None) == "assistant"
+            self.role == "assistant"
             and getattr(self, "stop_reason", None) == "error"
-            and isinstance(getattr(self, "error_message", None), str)
-            and is_context_overflow_message(self.error_message)  # type: ignore[attr-defined]
+            and isinstance(error, str)
+            and is_context_overflow_message(error)
         )
 
     def extract_json(self) -> Any:
         """Structured output: the arguments of a ``respond_json`` tool call if there is one, else
         the concatenated text parsed as JSON; ``None`` when neither holds JSON."""
         for call in self.tool_calls:
-            if call.name == "respond_json":
+            if call.name == RESPOND_JSON_TOOL:
                 return call.arguments
         try:
             return json.loads(self.text)
@@ -134,37 +149,49 @@ class MessageHelpers(WireModel):
             return None
 
 
+def _llm_variant(message_class: type[MessageHelpers]) -> type[LlmMessageHelpers]:
+    """The LLM-lane class generated for a bare Message class (``UserMessage`` ->
+    ``LlmUserMessage``) in the same generated package."""
+    package = message_class.__module__.rpartition(".")[0]
+    for sub in message_class.__subclasses__():
+        if issubclass(sub, LlmMessageHelpers) and sub.__module__.rpartition(".")[0] == package:
+            return sub
+    raise TypeError(f"{message_class.__name__} has no LLM-lane variant")
+
+
 class LlmMessageHelpers(LlmMessageBase):
     """Base of the LlmMessage variants (via ``LlmMeta``): the LLM lane of ``AgentMessage``."""
 
-    def as_llm(self) -> Any:
-        """The bare ``Message`` inside (``AgentMessage::as_llm``): metadata dropped."""
+    if TYPE_CHECKING:  # declared by LlmMeta
+        turn_id: Any
+
+    def as_llm(self) -> MessageHelpers:
+        """``AgentMessage::as_llm``: the bare ``Message`` inside, metadata dropped."""
         bare = next(base for base in type(self).__mro__[1:] if issubclass(base, MessageHelpers))
-        return bare.model_validate({name: getattr(self, name) for name in bare.model_fields})
+        values = {name: getattr(self, name) for name in bare.model_fields}
+        return bare.model_construct(self.model_fields_set & values.keys(), **values)
 
     def with_turn_id(self, turn_id: Any) -> Self:
-        """A copy stamped with ``turn_id`` (``None`` clears it)."""
+        """``AgentMessage::with_turn_id``: a copy stamped with ``turn_id`` (None clears it)."""
         return self.model_copy(update={"turn_id": turn_id})
 
     @classmethod
-    def new(cls, message: Any, turn_id: Any = None) -> Any:
-        """``LlmMessage::new`` / ``with_turn``: a bare ``Message`` into the LLM lane.
+    def new(cls, message: MessageHelpers, turn_id: Any = None) -> LlmMessageHelpers:
+        """``LlmMessage::new`` (and ``From<Message> for AgentMessage``): a bare ``Message`` into
+        the LLM lane, of the variant matching its role whichever class this is called on.
 
-        Only a Message can: an ``ExtensionMessage`` is refused, so UI-only content never reaches
-        the model's context.
+        Only a bare Message can: an ``ExtensionMessage`` (not a ``MessageHelpers``, so a type
+        checker rejects it too) or an LLM-lane message is refused with ``TypeError``.
         """
         if not isinstance(message, MessageHelpers) or isinstance(message, LlmMessageBase):
             raise TypeError(
                 f"only a bare Message becomes an LlmMessage, not {type(message).__name__}"
             )
-        llm = next(
-            sub for sub in type(message).__subclasses__() if issubclass(sub, LlmMessageHelpers)
-        )
         fields = {name: getattr(message, name) for name in type(message).model_fields}
-        return llm.model_validate({**fields, "turn_id": turn_id})
+        return _llm_variant(type(message)).model_validate({**fields, "turn_id": turn_id})
 
     @classmethod
-    def with_turn(cls, message: Any, turn_id: Any) -> Any:
+    def with_turn(cls, message: MessageHelpers, turn_id: Any) -> LlmMessageHelpers:
         """``LlmMessage::with_turn(message, turn_id)``."""
         return cls.new(message, turn_id)
 
@@ -183,11 +210,13 @@ class ExtensionHelpers(WireModel):
 
     @property
     def turn_id(self) -> None:
+        """Extensions carry no turn."""
         return None
 
     @property
-    def timestamp(self) -> None:
-        return None
+    def timestamp(self) -> int:
+        """``AgentMessage::timestamp`` of an extension: 0."""
+        return 0
 
     def with_turn_id(self, turn_id: Any) -> Self:
         """No-op: extension messages carry no turn."""
@@ -208,51 +237,93 @@ class CostRates:
 class UsageHelpers(WireModel):
     """Base of ``Usage``."""
 
+    if TYPE_CHECKING:  # declared by the generated Usage
+        input: int
+        output: int
+        reasoning: int
+        cache_read: int
+        cache_write: int
+        total_tokens: int
+
     def combine(self, other: Self) -> Self:
-        """Field-by-field sum (``Usage::combine``); also ``usage + other``."""
+        """``Usage::combine``: the six counters added; also ``usage + other`` and ``sum()``."""
         names = type(self).model_fields
         return type(self).model_validate(
             {name: getattr(self, name) + getattr(other, name) for name in names}
         )
 
-    def __add__(self, other: Self) -> Self:
+    def __add__(self, other: object) -> Self:
+        if not isinstance(other, type(self)):
+            return NotImplemented
         return self.combine(other)
 
+    def __radd__(self, other: object) -> Self:
+        if other == 0:  # sum(usages) starts from 0
+            return self
+        return NotImplemented
+
     def cache_hit_rate(self) -> float:
-        """Share of input tokens served from cache; 0.0 when there was no input."""
-        total: int = self.input + self.cache_read + self.cache_write  # type: ignore[attr-defined]
-        cached: int = self.cache_read  # type: ignore[attr-defined]
-        return cached / total if total else 0.0
+        """Share of prompt tokens served from cache; 0.0 when there were none."""
+        total = self.input + self.cache_read + self.cache_write
+        return self.cache_read / total if total else 0.0
 
     def estimated_cost(self, rates: CostRates) -> float:
         """Dollars for this usage; reasoning is part of output and not charged again."""
         million = 1_000_000.0
-        cost: float = (
-            self.input / million * rates.input_per_million  # type: ignore[attr-defined]
-            + self.output / million * rates.output_per_million  # type: ignore[attr-defined]
-            + self.cache_read / million * rates.cache_read_per_million  # type: ignore[attr-defined]
-            + self.cache_write / million * rates.cache_write_per_million  # type: ignore[attr-defined]
+        return (
+            self.input / million * rates.input_per_million
+            + self.output / million * rates.output_per_million
+            + self.cache_read / million * rates.cache_read_per_million
+            + self.cache_write / million * rates.cache_write_per_million
         )
-        return cost
 
 
-def convert_to_llm(messages: Iterable[Any]) -> list[Any]:
+def convert_to_llm(messages: Iterable[Any]) -> list[MessageHelpers]:
     """phi-core's ``default_convert_to_llm``: the bare Messages of the LLM lane, in order."""
     return [message.as_llm() for message in messages if isinstance(message, LlmMessageHelpers)]
 
 
-def install(namespace: dict[str, Any], names: Sequence[str] = ("Message", "LlmMessage")) -> None:
-    """Hang phi-core's enum constructors on the public aliases of one version module:
+class WireUnion:
+    """A public union type (``Message``, ``LlmMessage``) that also carries phi-core's constructors.
+
+    It stands in for the generated ``TypeAliasType``: pydantic builds the alias's schema for it
+    (``loads``, ``TypeAdapter``, model fields), ``X | None`` and ``list[X]`` work, and every other
+    attribute (``__value__``, ``__name__``...) is the alias's own.
+    """
+
+    def __init__(self, alias: Any, **constructors: Callable[..., Any]) -> None:
+        self.__dict__.update(constructors, _alias=alias)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["_alias"], name)
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(self._alias)
+
+    def __or__(self, other: Any) -> Any:
+        return self._alias | other
+
+    def __ror__(self, other: Any) -> Any:
+        return other | self._alias
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"{self._alias.__name__} is a union: build one of its variants, or use "
+            f"{', '.join(name for name in self.__dict__ if not name.startswith('_'))}"
+        )
+
+    def __repr__(self) -> str:
+        return str(self._alias.__name__)
+
+
+def install(namespace: dict[str, Any]) -> None:
+    """Give one version module's ``Message`` and ``LlmMessage`` phi-core's enum constructors:
     ``Message.user(text)``, ``LlmMessage.new(message)``, ``LlmMessage.with_turn(message, id)``.
 
-    The aliases are typing constructs that forbid new attributes, hence ``object.__setattr__``.
+    The aliases are replaced by ``WireUnion`` stand-ins; nothing is set on the aliases themselves.
     """
-    user_message = namespace["UserMessage"]
     llm = namespace["LlmUserMessage"]
-    constructors = {
-        "Message": {"user": user_message.user},
-        "LlmMessage": {"new": llm.new, "with_turn": llm.with_turn},
-    }
-    for name in names:
-        for attribute, function in constructors[name].items():
-            object.__setattr__(namespace[name], attribute, function)
+    namespace["Message"] = WireUnion(namespace["Message"], user=namespace["UserMessage"].user)
+    namespace["LlmMessage"] = WireUnion(
+        namespace["LlmMessage"], new=llm.new, with_turn=llm.with_turn
+    )

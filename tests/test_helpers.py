@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import phi_wire.v0_8
@@ -149,3 +151,98 @@ def test_two_lanes_and_the_one_way_rule() -> None:
 
     reply = LlmAssistantMessage.new(assistant("boom"))
     assert convert_to_llm([llm, extension, reply]) == [bare, assistant("boom")]
+
+
+def test_agent_message_accessors_follow_phi_core() -> None:
+    stamped = LlmMessage.new(UserMessage(content=[], timestamp=7))
+    assert stamped.role == "user" and stamped.timestamp == 7 and stamped.turn_id is None
+    extension = loads(AgentMessage, '{"role":"status","kind":"k","data":null}')
+    assert isinstance(extension, ExtensionMessage)
+    assert extension.role == "status"  # an extension's role is its own, free-form
+    assert extension.timestamp == 0  # AgentMessage::timestamp of an extension
+    assert convert_to_llm([extension]) == []
+
+
+def test_constructors_on_concrete_classes() -> None:
+    assert isinstance(UserMessage.user("x"), UserMessage)
+    with pytest.raises(TypeError):
+        AssistantMessage.user("x")
+    llm = LlmAssistantMessage.new(Message.user("hi"))  # the variant follows the message's role
+    assert isinstance(llm, LlmUserMessage)
+    assert sum([Usage(input=1, output=2), Usage(input=3, output=4)]) == Usage(input=4, output=6)
+    with pytest.raises(TypeError):
+        Usage(input=1, output=1) + 1  # type: ignore[operator]
+
+
+def test_public_unions_still_work_as_types() -> None:
+    from pydantic import BaseModel
+
+    text = '{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}'
+    assert isinstance(loads(Message, text), UserMessage)
+    assert isinstance(loads(LlmMessage, text), LlmUserMessage)
+    assert phi_wire.v0_8.schema(Message)["title"] == "Message"
+    assert Message.__name__ == "Message" and repr(Message) == "Message"
+
+    class Holder(BaseModel):
+        first: Message
+        maybe: Message | None = None
+        many: list[LlmMessage] = []
+
+    holder = Holder.model_validate(
+        {"first": loads(Message, text), "many": [loads(LlmMessage, text)]}
+    )
+    assert holder.maybe is None and isinstance(holder.many[0], LlmUserMessage)
+    with pytest.raises(TypeError, match="user"):
+        Message()
+
+
+def test_install_sets_nothing_on_the_aliases() -> None:
+    """Python 3.15+ typing aliases have no __dict__: the constructors must live elsewhere."""
+    from phi_wire._helpers import WireUnion, install
+    from phi_wire.generated import v0_8 as generated
+
+    class FrozenAlias:
+        __slots__ = ("__name__", "__value__")
+
+        def __init__(self, alias: object) -> None:
+            self.__name__ = alias.__name__  # type: ignore[attr-defined]
+            self.__value__ = alias.__value__  # type: ignore[attr-defined]
+
+    namespace = vars(generated).copy()
+    namespace["Message"] = FrozenAlias(generated.Message)
+    namespace["LlmMessage"] = FrozenAlias(generated.LlmMessage)
+    install(namespace)
+    assert isinstance(namespace["Message"], WireUnion)
+    assert isinstance(namespace["Message"].user("hi"), generated.UserMessage)
+    assert namespace["LlmMessage"].__value__ is generated.LlmMessage.__value__
+    assert not hasattr(generated.Message, "user")  # the generated alias stays untouched
+
+
+ONE_WAY_SNIPPET = """
+from phi_wire.v0_8 import ExtensionMessage, LlmUserMessage, UserMessage
+
+fine = LlmUserMessage.new(UserMessage.user("hi"))
+refused = LlmUserMessage.new(ExtensionMessage.new("status", {}))
+"""
+
+
+def test_the_one_way_rule_is_enforced_by_the_types(tmp_path: Path) -> None:
+    """mypy, as tools/typecheck runs it, rejects an ExtensionMessage where a Message goes."""
+    api = pytest.importorskip("mypy.api")
+    root = Path(__file__).resolve().parent.parent
+    package = tmp_path / "phi_wire"
+    package.mkdir()
+    for item in (root / "runtime").iterdir():
+        if item.suffix in {".py", ".typed"}:
+            (package / item.name).symlink_to(item)
+    for name, folder in (("generated", "generated"), ("tools", "tools")):
+        (package / name).symlink_to(root / folder)
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(ONE_WAY_SNIPPET, encoding="utf-8")
+    cache = root / "build" / "mypy-cache-tests"
+    out, _, status = api.run(
+        ["--config-file", str(root / "pyproject.toml"), "--cache-dir", str(cache), str(snippet)]
+    )
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert status == 1 and len(errors) == 1, out
+    assert "snippet.py:5:" in errors[0] and '"ExtensionMessage"' in errors[0], out
