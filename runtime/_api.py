@@ -12,7 +12,7 @@ from ._codec import dumps, loads
 from ._errors import Problem, WireError
 from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm
 from ._schema import schema_for
-from ._stream import MessageAccumulator, translate_stream
+from ._stream import MessageAccumulator, atranslate_stream, translate_stream
 from ._timestamp import Timestamp
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Problem",
     "Timestamp",
     "WireError",
+    "atranslate_stream",
     "convert_to_llm",
     "dumps",
     "loads",
