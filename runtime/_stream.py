@@ -129,19 +129,15 @@ class MessageAccumulator:
         return max(self._blocks, default=-1) + 1
 
     def _build(self, block: _Block) -> Any:
+        # Validating constructors: pydantic-core builds these small models faster than
+        # model_construct does, and arguments get JsonValue's checks.
         wire = self.wire
         if block.kind == "text":
-            return wire.TextContent.model_construct(type="text", text=block.text)
+            return wire.TextContent(text=block.text)
         if block.kind == "thinking":
-            return wire.ThinkingContent.model_construct(
-                type="thinking", thinking=block.text, signature=None
-            )
-        return wire.ToolCallContent.model_construct(
-            type="toolCall",
-            id=block.tool_id,
-            name=block.tool_name,
-            arguments=block.arguments if block.closed else block.text,
-        )
+            return wire.ThinkingContent(thinking=block.text)
+        arguments = block.arguments if block.closed else block.text
+        return wire.ToolCallContent(id=block.tool_id, name=block.tool_name, arguments=arguments)
 
     def _touch(self, index: int) -> Any:
         """Rebuild the touched block only; the message becomes a new snapshot."""

@@ -63,6 +63,7 @@ DEFAULT_RETRY_MS = 1000
 KEEP_ALIVE = b": keep-alive\n\n"
 """A comment message: keeps proxies from closing an idle stream; clients ignore it."""
 
+_TIMEOUT = httpx.Timeout(30.0, read=None)  # an SSE stream may stay quiet for long
 _DROPS = (httpx.TransportError,)  # connection refused, reset, read timeout, incomplete body...
 _UNSENT_HEADERS = {"host", "content-length", "transfer-encoding", "last-event-id"}
 
@@ -357,7 +358,7 @@ def events(
     """Typed events (``event_type``, default the newest ``AgentEvent``) from an SSE URL or an
     open ``httpx.Response``, reconnecting after drops (see the module docstring)."""
     resume = _Resume(source, event_type, headers, max_retries, on_error)
-    http = client or httpx.Client(timeout=httpx.Timeout(30.0, read=None))
+    own: httpx.Client | None = None  # made on the first (re)connect: building one costs ~50 ms
     try:
         while True:
             try:
@@ -365,6 +366,7 @@ def events(
                     first, resume.first = resume.first, None
                     yield from _consume(first, resume)
                     return
+                http = client or (own := own or httpx.Client(timeout=_TIMEOUT))
                 with http.stream(**resume.request()) as response:
                     if response.status_code == 204:
                         return  # the server says: do not reconnect
@@ -374,8 +376,8 @@ def events(
             except _DROPS as error:
                 time.sleep(resume.dropped(error))
     finally:
-        if client is None:
-            http.close()
+        if own is not None:
+            own.close()
 
 
 def _consume(response: httpx.Response, resume: _Resume) -> Iterator[Any]:
@@ -398,7 +400,7 @@ async def aevents(
 ) -> AsyncIterator[Any]:
     """The async twin of ``events``."""
     resume = _Resume(source, event_type, headers, max_retries, on_error)
-    http = client or httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=None))
+    own: httpx.AsyncClient | None = None
     try:
         while True:
             try:
@@ -407,6 +409,7 @@ async def aevents(
                     async for event in _aconsume(first, resume):
                         yield event
                     return
+                http = client or (own := own or httpx.AsyncClient(timeout=_TIMEOUT))
                 async with http.stream(**resume.request()) as response:
                     if response.status_code == 204:
                         return
@@ -417,8 +420,8 @@ async def aevents(
             except _DROPS as error:
                 await asyncio.sleep(resume.dropped(error))
     finally:
-        if client is None:
-            await http.aclose()
+        if own is not None:
+            await own.aclose()
 
 
 async def _aconsume(response: httpx.Response, resume: _Resume) -> AsyncIterator[Any]:

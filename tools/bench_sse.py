@@ -2,12 +2,14 @@
 
     python tools/bench_sse.py [--repeat 7] [--copies 40]
 
-1. An SSE body holding the fixture event stream ``--copies`` times is decoded in memory (httpx
-   Response + httpx-sse, as ``phi_wire.sse.events`` does) and each event is either handed to
-   ``json.loads`` (the baseline) or validated with ``loads(AgentEvent, ...)``. Both run side by
-   side, interleaved; medians and the events/s ratio are printed (goal: typed >= 0.9x baseline).
-2. ``translate_stream`` runs over a provider stream of N text/thinking/tool-call deltas and over
-   one 10x longer; a time ratio near 10 means accumulation is linear.
+1. An SSE body holding phi-core's fixture event stream ``--copies`` times is read from an
+   in-memory ``httpx.Response`` (no network noise) three ways, interleaved, ``--repeat`` times:
+   the baseline (httpx-sse + ``json.loads`` per event), ``phi_wire.sse.events`` (httpx-sse +
+   ``loads(AgentEvent, ...)`` + resume bookkeeping: the real client path), and httpx-sse alone.
+   Medians in events/s and the typed/baseline ratio are printed (goal: >= 0.9x), then the
+   per-event cost of ``json.loads`` and ``loads`` on their own, which bounds that ratio.
+2. ``translate_stream`` over provider streams of N and 10N deltas (thinking, text and tool-call
+   blocks; then one single text block): a time ratio near 10 means accumulation is linear.
 """
 
 from __future__ import annotations
@@ -26,48 +28,56 @@ import httpx
 from httpx_sse import EventSource
 
 import phi_wire.v0_8 as wire
-from phi_wire.sse import sse_body
+from phi_wire.sse import events, sse_body
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sse_payload(fixtures: Path, copies: int) -> tuple[bytes, int]:
-    lines = (
-        (fixtures / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl")
-        .read_text()
-        .split("\n")[:-1]
+def fixture_lines(fixtures: Path) -> list[str]:
+    path = fixtures / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def response(body: bytes) -> httpx.Response:
+    return httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream"},
+        content=body,
+        request=httpx.Request("GET", "http://127.0.0.1/events"),
     )
-    events = [wire.loads(wire.AgentEvent, line) for line in lines] * copies
-    return b"".join(sse_body(events)), len(events)
 
 
-def decode(body: bytes, handle: Callable[[str], Any]) -> int:
-    response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
-    count = 0
-    for sse in EventSource(response).iter_sse():
-        handle(sse.data)
-        count += 1
-    return count
+def baseline(body: bytes) -> int:
+    """What a client without phi-wire does: httpx-sse, then json.loads per event."""
+    return sum(1 for sse in EventSource(response(body)).iter_sse() if json.loads(sse.data))
 
 
-def median_seconds(function: Callable[[], object], repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        samples.append(time.perf_counter() - start)
-    return samples
+def typed(body: bytes) -> int:
+    return sum(1 for _ in events(response(body), wire.AgentEvent))
 
 
-def provider_stream(deltas: int) -> list[Any]:
-    """A reply of three blocks (thinking, text, tool call) sharing ``deltas`` deltas."""
-    third = deltas // 3
+def decode_only(body: bytes) -> int:
+    return sum(1 for _ in EventSource(response(body)).iter_sse())
+
+
+def seconds(function: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def provider_stream(deltas: int, single_block: bool) -> list[Any]:
+    """A reply of ``deltas`` deltas: in three blocks (thinking, text, tool call) or one."""
     stream: list[Any] = [wire.StreamStart()]
-    stream += [wire.StreamThinkingDelta(content_index=0, delta="thought ") for _ in range(third)]
-    stream += [wire.StreamTextDelta(content_index=1, delta="word ") for _ in range(third)]
-    stream.append(wire.StreamToolCallStart(content_index=2, id="c", name="bash"))
-    stream += [wire.StreamToolCallDelta(content_index=2, delta='"x",') for _ in range(third)]
-    stream.append(wire.StreamToolCallEnd(content_index=2))
+    if single_block:
+        stream += [wire.StreamTextDelta(content_index=0, delta="word ") for _ in range(deltas)]
+    else:
+        third = deltas // 3
+        stream += [wire.StreamThinkingDelta(content_index=0, delta="thought ")] * third
+        stream += [wire.StreamTextDelta(content_index=1, delta="word ")] * third
+        stream.append(wire.StreamToolCallStart(content_index=2, id="c", name="bash"))
+        stream += [wire.StreamToolCallDelta(content_index=2, delta='"x",')] * third
+        stream.append(wire.StreamToolCallEnd(content_index=2))
     done = wire.AssistantMessage(
         content=[],
         stop_reason="stop",
@@ -80,55 +90,71 @@ def provider_stream(deltas: int) -> list[Any]:
     return stream
 
 
-def translate_seconds(deltas: int, repeat: int) -> float:
+def translate_seconds(deltas: int, single_block: bool, repeat: int) -> float:
     """Events are consumed as they come (as an SSE server does), not kept: every MessageUpdate
     holds its own snapshot of the growing message, so keeping them all costs quadratic memory."""
-    stream = provider_stream(deltas)
+    stream = provider_stream(deltas, single_block)
 
     def consume() -> None:
-        collections.deque(wire.translate_stream(stream, loop_id="l", model="m"), maxlen=0)
+        translation = wire.translate_stream(stream, loop_id="l", model="m")
+        collections.deque(translation, maxlen=0)
 
-    return statistics.median(median_seconds(consume, repeat))
+    return statistics.median(seconds(consume) for _ in range(repeat))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--copies", type=int, default=40)
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
     args = parser.parse_args()
 
-    body, count = sse_payload(args.fixtures, args.copies)
+    lines = fixture_lines(args.fixtures)
+    stream = [wire.loads(wire.AgentEvent, line) for line in lines] * args.copies
+    body = b"".join(sse_body(stream))
+    count = len(stream)
     cases: dict[str, Callable[[], object]] = {
-        "SSE + json.loads": lambda: decode(body, json.loads),
-        "SSE + loads(AgentEvent)": lambda: decode(
-            body, lambda data: wire.loads(wire.AgentEvent, data)
-        ),
+        "httpx-sse + json.loads": lambda: baseline(body),
+        "phi_wire.sse.events": lambda: typed(body),
+        "httpx-sse decode only": lambda: decode_only(body),
     }
+    assert baseline(body) == typed(body) == count
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.repeat):
         for name, function in cases.items():
-            samples[name] += median_seconds(function, 1)
-    size = len(body) / 1e6
-    print(f"SSE body: {count} events, {size:.2f} MB; median of {args.repeat} interleaved runs")
-    rates = {}
+            samples[name].append(seconds(function))
+    print(
+        f"SSE body: {count} events, {len(body) / 1e6:.2f} MB; "
+        f"median of {args.repeat} interleaved runs"
+    )
+    rate = {}
     for name, values in samples.items():
-        seconds = statistics.median(values)
-        rates[name] = count / seconds
-        print(f"  {name:25s} {seconds * 1e3:8.1f} ms  {rates[name]:9.0f} events/s")
-    ratio = rates["SSE + loads(AgentEvent)"] / rates["SSE + json.loads"]
+        median = statistics.median(values)
+        rate[name] = count / median
+        print(f"  {name:24s} {median * 1e3:8.1f} ms  {rate[name]:9.0f} events/s")
+    ratio = rate["phi_wire.sse.events"] / rate["httpx-sse + json.loads"]
     print(f"  typed / baseline throughput: {ratio:.2f}x (goal >= 0.9x)")
 
-    small, large = 3_000, 30_000
-    short, long = (
-        translate_seconds(small, args.repeat),
-        translate_seconds(large, max(3, args.repeat // 2)),
+    raw = [line.encode() for line in lines] * args.copies
+    json_s = statistics.median(seconds(lambda: [json.loads(r) for r in raw]) for _ in range(3))
+    loads_s = statistics.median(
+        seconds(lambda: [wire.loads(wire.AgentEvent, r) for r in raw]) for _ in range(3)
     )
     print(
-        f"translate_stream: {small} deltas {short * 1e3:.1f} ms, {large} deltas {long * 1e3:.1f} ms"
+        f"  per event on its own: json.loads {json_s / count * 1e6:.1f} us, "
+        f"loads(AgentEvent) {loads_s / count * 1e6:.1f} us ({loads_s / json_s:.1f}x)"
     )
-    print(f"  10x longer stream took {long / short:.1f}x the time (linear: about 10x)")
+
+    small, large = 3_000, 30_000
+    for single in (False, True):
+        short = translate_seconds(small, single, args.repeat)
+        long = translate_seconds(large, single, max(3, args.repeat // 2))
+        shape = "one text block" if single else "3 blocks"
+        print(
+            f"translate_stream ({shape}): {small} deltas {short * 1e3:.1f} ms, "
+            f"{large} deltas {long * 1e3:.1f} ms: 10x longer took {long / short:.1f}x"
+        )
 
 
 if __name__ == "__main__":
