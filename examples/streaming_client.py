@@ -1,6 +1,6 @@
 """Consume AgentEvents over SSE from the example Starlette server, started here on 127.0.0.1.
 
-.venv/bin/python examples/streaming_client.py
+.venv/bin/python examples/streaming_client.py   (serves examples.streaming_server on a free port)
 """
 
 from __future__ import annotations
@@ -20,15 +20,19 @@ from phi_wire.sse import events
 
 
 def main() -> None:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=8765, log_level="warning"))
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.01)
-    accumulator = MessageAccumulator()
-    for event in events("http://127.0.0.1:8765/events"):
-        accumulator.feed(event)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    for event in events(f"{url}/events"):  # typed AgentEvents, strictly validated
         print(f"{event.type:20s} {dumps(event)[:60]}...")
-    print("last message:", accumulator.message.text)
+    accumulator = MessageAccumulator()
+    for event in events(f"{url}/live"):
+        accumulator.feed(event)  # the live partial message, then exactly the final one
+        print(f"{event.type:20s} {accumulator.message.text!r}")
     server.should_exit = True
 
 

@@ -256,3 +256,17 @@ def test_sse_app_over_uvicorn_with_an_async_source() -> None:
         assert [wire.dumps(next(stream)) for _ in range(3)] == [LINES[1]] * 3
         stream.close()  # the client goes away: the server stops reading its source
         assert finished.wait(5)
+
+
+def test_the_starlette_example_streams_a_live_translation() -> None:
+    from examples.streaming_server import app
+    from phi_wire import MessageAccumulator
+
+    accumulator = MessageAccumulator()
+    texts_seen = []
+    with serve_asgi(app) as url:
+        for event in events(f"{url}/live"):
+            accumulator.feed(event)
+            texts_seen.append(accumulator.message.text)
+    assert texts_seen[0] == "" and texts_seen[-1] == "Hello from a streamed reply."
+    assert accumulator.finished and texts_seen == sorted(texts_seen, key=len)
