@@ -246,3 +246,10 @@ def test_the_one_way_rule_is_enforced_by_the_types(tmp_path: Path) -> None:
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1 and len(errors) == 1, out
     assert "snippet.py:5:" in errors[0] and '"ExtensionMessage"' in errors[0], out
+
+
+def test_the_documented_helper_example_runs() -> None:
+    """docs/streaming.md's first example (README text) asserts what it shows."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "streaming.md").read_text("utf-8")
+    block = text.split("```python\n", 1)[1].split("```\n", 1)[0]
+    exec(compile(block, "docs/streaming.md", "exec"), {})
