@@ -19,6 +19,14 @@ VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
 EVENT = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()[1]
 
 
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path's compiled code goes to a test folder, never the user's cache."""
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     captured = capsys.readouterr()
@@ -234,3 +242,30 @@ def test_schema_and_types(capsys: pytest.CaptureFixture[str]) -> None:
 def test_pre_commit_hook_definition() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "id: phi-wire-validate" in text and "entry: phi-wire validate" in text
+
+
+def test_the_fast_path_gives_the_same_report_as_loads_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phi_wire.tools import _validate
+
+    stream = fixtures_root() / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
+    lines = stream.read_text(encoding="utf-8").splitlines()
+    for text, _ in BAD_LINES.values():
+        lines.insert(len(lines) // 2, text)
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n" + lines[0][:40], encoding="utf-8")
+    reports = {}
+    for mode in ("loads", "fast"):
+        monkeypatch.setattr(_validate, "_FAST", {})
+        if mode == "fast":
+            for forced in (None, "AgentEvent"):
+                assert _validate.fast_path_for("0.8", forced, build=True) is not None
+        else:
+            monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
+        for args in ((), ("--type", "AgentEvent"), ("--jobs", "2")):
+            code, out, _ = run(capsys, "validate", "--version", "0.8", *args, str(path))
+            reports[mode, args] = (code, out.splitlines()[:-1], out.splitlines()[-1].split(";")[0])
+    for args in ((), ("--type", "AgentEvent"), ("--jobs", "2")):
+        assert reports["fast", args] == reports["loads", args]
+        assert reports["fast", args][0] == 1 and len(reports["fast", args][1]) >= len(BAD_LINES)

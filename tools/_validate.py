@@ -1,9 +1,11 @@
 """The work behind ``phi-wire validate``: find files, split them into documents, judge each one.
 
-A document is judged by ``loads`` (so exactly as strictly as phi-core's serde reads it); each
-problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message). JSONL files are
-read in chunks of whole lines, so memory stays flat however large the file; with ``jobs > 1``
-chunks are judged in worker processes and reported in file order.
+Files are read in blocks of whole lines (``BLOCK_BYTES``), so memory stays flat however large
+the input. A block of JSONL first meets the fast path (``_fastpath``: one regular expression that
+vouches for the lines phi-core writes); each line it does not vouch for, and every document under
+``--strict``, is judged by ``loads``, exactly as strictly as phi-core's serde reads it. Each
+problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message). With ``jobs > 1``
+the byte ranges of a JSONL file are judged in worker processes and reported in file order.
 """
 
 from __future__ import annotations
@@ -15,20 +17,33 @@ import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Executor, Future
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ._locate import line_of
 
-__all__ = ["Chunk", "Record", "Tally", "detect_type", "find_files", "judge_chunk", "read_chunks"]
+if TYPE_CHECKING:
+    from ._fastpath import FastPath
+
+__all__ = [
+    "Chunk",
+    "InputError",
+    "Record",
+    "Tally",
+    "detect_type",
+    "find_files",
+    "judge_chunk",
+    "read_chunks",
+]
 
 JSON_SUFFIXES = (".json",)
 LINES_SUFFIXES = (".jsonl", ".ndjson")
-CHUNK_BYTES = 4 * 1024 * 1024
+BLOCK_BYTES = 4 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
+AUTO_FAST_TYPES = ("AgentEvent", "AgentMessage")
+"""Types the fast path knows without --type: what event and message logs hold."""
 
 
 class InputError(Exception):
@@ -71,12 +86,46 @@ class Tally:
 
 @dataclass(frozen=True)
 class Chunk:
-    """Consecutive documents of one file: (line number, raw bytes) pairs."""
+    """Consecutive documents of one file: whole lines of JSONL, or one whole document."""
 
     file: str
-    documents: tuple[tuple[int, bytes], ...]
-    pretty: bool  # a whole .json file: canonical form is save_session's pretty print
+    first_line: int
+    data: bytes
+    lines: bool
+    """One document per line (else ``data`` is one document)."""
+    newlines: int = -1
+    """``data.count(b"\\n")`` when the reader counted them already."""
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    @property
+    def documents(self) -> int:
+        if not self.lines:
+            return 1
+        newlines = self.newlines if self.newlines >= 0 else self.data.count(b"\n")
+        return newlines + (not self.data.endswith(b"\n"))
+
+    def line_starts(self) -> list[int]:
+        if not self.lines:
+            return [0]
+        starts = [0]
+        position = self.data.find(b"\n")
+        while position != -1 and position + 1 < len(self.data):
+            starts.append(position + 1)
+            position = self.data.find(b"\n", position + 1)
+        return starts
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one chunk holds: documents, invalid documents, problems (lines absolute)."""
+
+    documents: int
+    invalid: int
     size: int
+    records: list[Record]
 
 
 def wire_module(version: str) -> ModuleType:
@@ -84,7 +133,7 @@ def wire_module(version: str) -> ModuleType:
 
 
 def detect_type(document: Any) -> str:
-    """The wire type a parsed document looks like, from its keys (see the README)."""
+    """The wire type a parsed document looks like, from its keys (see ``phi-wire validate -h``)."""
     if isinstance(document, dict):
         keys = document.keys()
         if "loops" in keys and "session_id" in keys:
@@ -115,14 +164,23 @@ _BY_FIRST_KEY = {
 }
 
 
-def _detect_raw(raw: bytes) -> str:
+def detect_raw(raw: bytes) -> str:
+    """The type of one document: by its first key when that settles it, else by all its keys."""
     match = _FIRST_KEY.match(raw, 0, 64)
     if match is not None and match.group(1) in _BY_FIRST_KEY:
         return _BY_FIRST_KEY[match.group(1)]
     try:
-        return detect_type(json.loads(raw))  # keys in another order: look at all of them
+        return detect_type(json.loads(raw))
     except (ValueError, RecursionError):
         return "AgentEvent"
+
+
+def type_of_first_key(key: str) -> str | None:
+    """The type ``detect_raw`` gives every document whose first key is ``key`` (None: it depends
+    on the other keys)."""
+    if re.fullmatch(r"[a-z_]+", key) is None:
+        return None
+    return _BY_FIRST_KEY.get(key.encode())
 
 
 def find_files(paths: Iterable[str]) -> Iterator[str]:
@@ -165,16 +223,16 @@ def _is_lines(name: str, head: bytes) -> bool:
     return b"\n" in stripped and not stripped.startswith((b"{\n", b"{\r\n", b"[\n"))
 
 
-def read_chunks(name: str, chunk_bytes: int = CHUNK_BYTES) -> Iterator[Chunk]:
+def read_chunks(name: str, block_bytes: int = BLOCK_BYTES) -> Iterator[Chunk]:
     """The documents of one file in chunks of whole lines (one chunk for a .json file)."""
     try:
         with _open(name) as stream:
-            head = stream.read(chunk_bytes)
+            head = stream.read(block_bytes)
             if not _is_lines(name, head):
                 data = head + stream.read()
-                yield Chunk(name, ((1, data),), pretty=b"\n" in data.strip(), size=len(data))
+                yield Chunk(name, 1, data, lines=False)
                 return
-            yield from _line_chunks(name, stream, head, chunk_bytes)
+            yield from _line_chunks(name, stream, head, block_bytes)
     except (OSError, EOFError, zlib.error) as error:
         raise InputError(f"{name}: cannot read ({_reason(error)})") from None
 
@@ -185,25 +243,81 @@ def _reason(error: BaseException) -> str:
     return getattr(error, "strerror", None) or str(error) or type(error).__name__
 
 
-def _line_chunks(name: str, stream: BinaryIO, head: bytes, chunk_bytes: int) -> Iterator[Chunk]:
-    buffer = head
+def _line_chunks(name: str, stream: BinaryIO, head: bytes, block_bytes: int) -> Iterator[Chunk]:
+    """Blocks that end at a line end; a line longer than a block is gathered whole."""
+    pending = [head]  # pieces of the unfinished block (joined once: no quadratic copying)
     line_number = 1
-    at_end = False
-    while not at_end:
-        more = stream.read(chunk_bytes)
-        at_end = not more
-        buffer += more
-        cut = len(buffer) if at_end else buffer.rfind(b"\n") + 1
-        if cut == 0:
-            continue  # a line longer than a chunk: read on
-        block, buffer = buffer[:cut], buffer[cut:]
-        lines = block.split(b"\n")
-        if block.endswith(b"\n"):
-            lines.pop()  # the newline ends the last line; it does not start an empty one
-        documents = tuple((line_number + offset, line) for offset, line in enumerate(lines))
-        line_number += len(lines)
-        if documents:
-            yield Chunk(name, documents, pretty=False, size=len(block))
+    while True:
+        more = stream.read(block_bytes)
+        if more:
+            cut = more.rfind(b"\n") + 1
+            if cut == 0:
+                pending.append(more)
+                continue
+            pending.append(more[:cut])
+            rest = more[cut:]
+        else:
+            rest = b""
+        block = b"".join(pending)
+        if not more:
+            if block:
+                yield Chunk(name, line_number, block, lines=True)
+            return
+        # the head may end mid-line: keep whole lines only, carry the rest forward
+        cut = block.rfind(b"\n") + 1
+        block, carried = block[:cut], block[cut:]
+        pending = [carried + rest] if carried or rest else []
+        if block:
+            newlines = block.count(b"\n")
+            yield Chunk(name, line_number, block, lines=True, newlines=newlines)
+            line_number += newlines
+
+
+# --- judging ------------------------------------------------------------------------------------
+
+_FAST: dict[tuple[str, str | None], FastPath | None] = {}
+
+
+def fast_path_for(version: str, forced: str | None, build: bool = False) -> FastPath | None:
+    """The fast path for this version and --type: once per process (forked workers inherit it),
+    from the cache, or built when ``build`` (worth its second of compiling on big inputs)."""
+    key = (version, forced)
+    if key not in _FAST or (_FAST[key] is None and build):
+        from ._fastpath import fast_path
+
+        if forced is not None:
+            _FAST[key] = fast_path(version, [forced], None, build)
+        else:
+            _FAST[key] = fast_path(version, AUTO_FAST_TYPES, type_of_first_key, build)
+    return _FAST[key]
+
+
+def judge_chunk(
+    chunk: Chunk, version: str, forced: str | None, strict: bool, fast: bool = True
+) -> Verdict:
+    """Judge every document of ``chunk``; with ``fast``, lines the fast path vouches for are
+    valid without further work."""
+    wire = wire_module(version)
+    path = fast_path_for(version, forced) if fast and not strict and chunk.lines else None
+    starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
+    records: list[Record] = []
+    invalid = 0
+    line = chunk.first_line
+    counted = 0
+    data = chunk.data
+    for start in starts:
+        line += data.count(b"\n", counted, start)
+        counted = start
+        if chunk.lines:
+            end = data.find(b"\n", start)
+            raw = data[start : end if end != -1 else len(data)]
+        else:
+            raw = data
+        found = _judge(wire, chunk, line, raw, forced, strict)
+        if found:
+            invalid += 1
+            records += found
+    return Verdict(chunk.documents, invalid, chunk.size, records)
 
 
 def _problems(error: Any, file: str, line: int, text: str | None) -> list[Record]:
@@ -246,12 +360,12 @@ def _not_canonical(
     wire: ModuleType, value: Any, raw: bytes, pretty: bool
 ) -> tuple[str, str] | None:
     """--strict: where phi-core would write something else (unknown keys, other forms...)."""
-    canonical = wire.dumps(value, pretty=pretty)
-    if canonical.encode() == raw.rstrip(b"\r\n") if not pretty else canonical.encode() == raw:
+    canonical = wire.dumps(value, pretty=pretty).encode()
+    if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
         return None
     try:
         pointer = _first_difference(json.loads(raw), json.loads(canonical))
-    except ValueError:
+    except (ValueError, RecursionError):
         pointer = None
     if pointer is None:
         return "", "accepted, but phi-core writes it with other key order or formatting"
@@ -261,27 +375,15 @@ def _not_canonical(
     )
 
 
-def judge_chunk(
-    chunk: Chunk, version: str, forced: str | None, strict: bool
-) -> tuple[int, list[Record]]:
-    """(invalid documents, problems) of one chunk."""
-    wire = wire_module(version)
-    records: list[Record] = []
-    invalid = 0
-    for line, raw in chunk.documents:
-        found = _judge(wire, chunk, line, raw, forced, strict)
-        if found:
-            invalid += 1
-            records += found
-    return invalid, records
-
-
 def _judge(
-    wire: ModuleType, chunk: Chunk, line: int, raw: bytes, type_name: str | None, strict: bool
+    wire: ModuleType, chunk: Chunk, line: int, raw: bytes, forced: str | None, strict: bool
 ) -> list[Record]:
-    name = type_name or _detect_raw(raw)
+    """The problems of one document, judged exactly by ``loads``."""
+    name = forced or detect_raw(raw)
+    pretty = not chunk.lines and b"\n" in raw.strip()
     if not raw.strip():
-        return [Record(chunk.file, line, "", name, "", "empty line: not a JSON document")]
+        what = "empty line" if chunk.lines else "empty file"
+        return [Record(chunk.file, line, "", name, "", f"{what}: not a JSON document")]
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -293,65 +395,63 @@ def _judge(
     try:
         value = wire.loads(getattr(wire, name), raw)
     except wire.WireError as error:
-        text = raw.decode("utf-8", "replace") if chunk.pretty else None
+        text = raw.decode("utf-8", "replace") if pretty else None
         return _problems(error, chunk.file, line, text)
     if strict:
-        difference = _not_canonical(wire, value, raw, chunk.pretty)
+        difference = _not_canonical(wire, value, raw, pretty)
         if difference is not None:
             pointer, message = difference
-            text = raw.decode("utf-8") if chunk.pretty else None
+            text = raw.decode("utf-8") if pretty else None
             where = line + (line_of(text, pointer) - 1 if text and pointer else 0)
             return [Record(chunk.file, where, pointer, name, "", message)]
     return []
 
 
-@dataclass(frozen=True)
-class RangeResult:
-    """What a worker found in the lines that start within one byte range of a JSONL file."""
-
-    lines: int
-    invalid: int
-    size: int
-    records: list[Record]
+# --- several processes --------------------------------------------------------------------------
 
 
 def judge_range(
     name: str, start: int, end: int, version: str, forced: str | None, strict: bool
-) -> RangeResult:
-    """Judge the lines of ``name`` that start in [start, end); line numbers relative to the range.
-
-    Workers read the file themselves, so the parent ships offsets, not megabytes of lines.
-    """
-    documents: list[tuple[int, bytes]] = []
-    size = 0
+) -> Verdict:
+    """Judge the lines of ``name`` that start in [start, end); line numbers count from 1 at the
+    range's first line. Workers read the file themselves: the parent ships offsets, not data."""
+    documents = invalid = size = lines_before = 0
+    records: list[Record] = []
     with open(name, "rb") as handle:
         if start > 0:
             handle.seek(start - 1)
             if handle.read(1) != b"\n":
-                handle.readline()  # the rest of a line that started in the previous range
-        position = handle.tell()
+                start += len(handle.readline())  # the rest of a line of the previous range
+        handle.seek(start)
+        position = start
         while position < end:
-            line = handle.readline()
-            if not line:
+            block = handle.read(min(BLOCK_BYTES, end - position))
+            if not block:
                 break
-            position += len(line)
-            size += len(line)
-            documents.append((len(documents) + 1, line.removesuffix(b"\n")))
-    invalid, records = judge_chunk(
-        Chunk(name, tuple(documents), False, size), version, forced, strict
-    )
-    return RangeResult(len(documents), invalid, size, records)
+            position += len(block)
+            if not block.endswith(b"\n"):  # finish the line that starts before ``end``
+                block += handle.readline()
+                position = handle.tell()
+            newlines = block.count(b"\n")
+            chunk = Chunk(name, lines_before + 1, block, True, newlines)
+            verdict = judge_chunk(chunk, version, forced, strict)
+            documents += verdict.documents
+            invalid += verdict.invalid
+            size += verdict.size
+            records += verdict.records
+            lines_before += newlines
+    return Verdict(documents, invalid, size, records)
 
 
 def parallel_lines(
     name: str, version: str, forced: str | None, strict: bool, jobs: int
-) -> Iterator[tuple[Chunk, int, list[Record]]]:
+) -> Iterator[Verdict]:
     """A plain JSONL file judged in ``jobs`` processes by byte ranges, reported in order."""
     from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
 
-    prepare(version, forced)
+    prepare(version, forced, strict)
     total = os.path.getsize(name)
-    count = max(jobs * 4, -(-total // CHUNK_BYTES))
+    count = max(jobs * 4, -(-total // BLOCK_BYTES))
     bounds = [total * index // count for index in range(count + 1)]
     line_offset = 0
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -360,47 +460,45 @@ def parallel_lines(
             for i in range(count)
         ]
         for future in futures:
-            result = future.result()
-            records = [replace(record, line=record.line + line_offset) for record in result.records]
-            chunk = Chunk(name, ((0, b""),) * result.lines, False, result.size)
-            line_offset += result.lines
-            yield chunk, result.invalid, records
+            verdict = future.result()
+            records = [
+                replace(record, line=record.line + line_offset) for record in verdict.records
+            ]
+            line_offset += verdict.documents
+            yield replace(verdict, records=records)
 
 
 def run_chunks(
-    chunks: Iterable[Chunk],
-    version: str,
-    forced: str | None,
-    strict: bool,
-    jobs: int,
-) -> Iterator[tuple[Chunk, int, list[Record]]]:
+    chunks: Iterable[Chunk], version: str, forced: str | None, strict: bool, jobs: int
+) -> Iterator[Verdict]:
     """Judge chunks in order, in ``jobs`` processes; at most 2 x jobs chunks are in flight."""
     if jobs <= 1:
         for chunk in chunks:
-            invalid, records = judge_chunk(chunk, version, forced, strict)
-            yield chunk, invalid, records
+            yield judge_chunk(chunk, version, forced, strict)
         return
-    from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
+    from concurrent.futures import Future, ProcessPoolExecutor
 
-    prepare(version, forced)
-    executor: Executor = ProcessPoolExecutor(max_workers=jobs)
-    pending: list[tuple[Chunk, Future[tuple[int, list[Record]]]]] = []
-    try:
-        for chunk in chunks:
-            pending.append((chunk, executor.submit(judge_chunk, chunk, version, forced, strict)))
-            while len(pending) >= 2 * jobs:
-                done, future = pending.pop(0)
-                yield (done, *future.result())
-        for done, future in pending:
-            yield (done, *future.result())
-    finally:
-        executor.shutdown(cancel_futures=True)
+    prepare(version, forced, strict)
+    pending: list[Future[Verdict]] = []
+    with ProcessPoolExecutor(max_workers=jobs) as executor:
+        try:
+            for chunk in chunks:
+                pending.append(executor.submit(judge_chunk, chunk, version, forced, strict))
+                while len(pending) >= 2 * jobs:
+                    yield pending.pop(0).result()
+            for future in pending:
+                yield future.result()
+        finally:
+            executor.shutdown(cancel_futures=True)
 
 
-def prepare(version: str, forced: str | None) -> None:
-    """Build the validators before worker processes fork, so that each inherits them built."""
+def prepare(version: str, forced: str | None, strict: bool) -> None:
+    """Build the fast path and the validators before worker processes fork, so that each
+    inherits them built."""
     from phi_wire._codec import adapter
 
+    if not strict and fast_path_for(version, forced) is not None:
+        return  # few lines, if any, need loads: a worker builds its validator when one does
     wire = wire_module(version)
     for name in {forced or "AgentEvent", "AgentMessage", "Session"}:
         adapter(getattr(wire, name))

@@ -1,0 +1,265 @@
+"""The fast path of ``phi-wire validate`` (tools/_fastpath.py) never changes a verdict.
+
+Its regular expression may only accept documents that ``loads`` accepts; every document it does
+not accept goes to ``loads``. These tests check that over the whole fixture corpus of both phi-core
+versions and over systematic corruptions of real documents (duplicate keys, serde's numbers,
+escapes, nesting, truncation, every byte replaced...), that it does accept what phi-core writes
+(else it would be no fast path), and that its compiled code is cached and reloaded safely.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from corpus import fixtures_root, manifest
+
+from phi_wire.tools import _fastpath, _validate
+from phi_wire.tools._fastpath import FastPath, fast_path
+
+VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
+
+
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    folder = tmp_path_factory.getbasetemp() / "phi-wire-cache"
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(folder))
+    return folder
+
+
+def wire_of(version: str) -> ModuleType:
+    return importlib.import_module(f"phi_wire.v{version.replace('.', '_')}")
+
+
+_PATHS: dict[tuple[str, str | None], FastPath | None] = {}
+
+
+def path_for(version: str, type_name: str | None) -> FastPath:
+    """The fast path for one type (None: the automatic one of JSONL logs), built once per run."""
+    key = (version, type_name)
+    if key not in _PATHS:
+        if type_name is None:
+            found = fast_path(
+                version, _validate.AUTO_FAST_TYPES, _validate.type_of_first_key, build=True
+            )
+        else:
+            found = fast_path(version, [type_name], None, build=True)
+        _PATHS[key] = found
+    found = _PATHS[key]
+    assert found is not None, f"no fast path for {type_name} in {version}"
+    return found
+
+
+def fast_accepts(path: FastPath, document: bytes) -> bool:
+    return b"\n" not in document.rstrip(b"\r\n") and bool(document) and not path.unmatched(document)
+
+
+def loads_accepts(wire: ModuleType, type_name: str, document: bytes) -> bool:
+    try:
+        wire.loads(getattr(wire, type_name), document)
+    except wire.WireError:
+        return False
+    return True
+
+
+def corpus_documents(version: str) -> Iterator[tuple[str, str, bytes]]:
+    """(id, type, document) for every file of the corpus; JSONL streams line by line."""
+    for fixture in manifest(version):
+        for key in ("file", "input_file", "canonical_file"):
+            if key not in fixture.entry:
+                continue
+            raw = fixture.read(key)
+            if fixture.path(key).suffix == ".jsonl":
+                for number, line in enumerate(raw.splitlines(), 1):
+                    yield f"{fixture.id}:{number}", fixture.type_name, line
+            else:
+                yield f"{fixture.id}:{key}", fixture.type_name, raw
+
+
+def assert_sound(version: str, type_name: str, document: bytes, label: str) -> bool:
+    """The fast path accepts ``document`` only if ``loads`` does; returns whether it accepted."""
+    wire = wire_of(version)
+    accepted = fast_accepts(path_for(version, type_name), document)
+    if accepted:
+        assert loads_accepts(wire, type_name, document), f"fast path accepted {label}: {document!r}"
+    auto = fast_accepts(path_for(version, None), document)
+    if auto:  # the automatic path vouches for the type that detection picks
+        detected = _validate.detect_raw(document)
+        assert loads_accepts(wire, detected, document), f"auto path accepted {label}"
+    return accepted
+
+
+@pytest.mark.parametrize("release", VERSIONS)
+def test_the_fast_path_agrees_with_loads_over_the_corpus(release: str) -> None:
+    version = VERSIONS[release]
+    accepted = canonical = 0
+    for label, type_name, document in corpus_documents(release):
+        if assert_sound(version, type_name, document, label) and document:
+            accepted += 1
+        if type_name in {"AgentEvent", "AgentMessage", "Message", "Content", "Session"}:
+            canonical += 1
+    assert accepted > 300 and canonical > 100  # it is a fast path, not a path never taken
+
+
+@pytest.mark.parametrize("release", VERSIONS)
+def test_what_phi_core_writes_takes_the_fast_path(release: str) -> None:
+    version = VERSIONS[release]
+    stream = fixtures_root() / "phi-core" / release / "streams" / "events.main_session.jsonl"
+    data = stream.read_bytes()
+    bad = path_for(version, None).unmatched(data)
+    # only the lines whose serde_json::Value holds u64::MAX-sized numbers go to loads
+    assert len(bad) <= 3 and len(data.splitlines()) > 100
+    typed = path_for(version, "AgentEvent").unmatched(data)
+    assert typed == bad
+
+
+def mutations(document: bytes, rng: random.Random) -> Iterator[bytes]:
+    """Corruptions of a valid compact document, each of a kind serde treats specially."""
+    text = document.decode("utf-8")
+    value = json.loads(text)
+    first_key = next(iter(value)) if isinstance(value, dict) else None
+    if first_key is not None:  # a repeated key, first and last
+        member = json.dumps({first_key: value[first_key]}, separators=(",", ":"))[1:-1]
+        yield ("{" + member + "," + text[1:]).encode()
+        yield (text[:-1] + "," + member + "}").encode()
+        yield (text[:-1] + ',"extra":1}').encode()
+        yield text.replace(f'"{first_key}":', f'"{first_key}" :', 1).encode()
+    for needle, replacement in (
+        (":0", ":-0"),
+        (":0", ":0.0"),
+        (":1", ":1e400"),
+        (":1", ":18446744073709551616"),
+        (":1", ":-1"),
+        (":1", ":NaN"),
+        (":1", ":1.0"),
+        ('":"', '":"\\ud800'),
+        ('":"', '":"\\u0022'),
+        ('":"', '":"\\x'),
+        ('":"', '":"\x01'),
+        ('":"', '":"\xff'),
+        ('"Z', '"z'),
+        ("T0", " 0"),
+        (":true", ":1"),
+        (":[", ":[" * 130),
+        (":{", ":{" + '"a":{' * 130),
+        (':"', ":"),
+        (":null", ':"null"'),
+        ('"', "'"),
+    ):
+        if needle in text:
+            yield text.replace(needle, replacement, 1).encode()
+    raw = document
+    for _ in range(12):
+        cut = rng.randrange(len(raw))
+        yield raw[:cut]
+        yield raw[:cut] + raw[cut + 1 :]
+        yield raw[:cut] + bytes([rng.choice(b'"\\{}[]:,0-e.nu\n\x00\xc3')]) + raw[cut + 1 :]
+    yield b"\xef\xbb\xbf" + raw
+    yield raw + b" x"
+    yield raw + b"\n" + raw
+
+
+def test_no_corruption_of_a_real_document_is_accepted_when_loads_rejects_it() -> None:
+    rng = random.Random(20260525)
+    checked = 0
+    for release, version in VERSIONS.items():
+        for label, type_name, document in corpus_documents(release):
+            if not loads_accepts(wire_of(version), type_name, document):
+                continue
+            if not fast_accepts(path_for(version, type_name), document):
+                continue
+            for mutated in mutations(document, rng):
+                assert_sound(version, type_name, mutated, f"mutation of {label}")
+                checked += 1
+    assert checked > 5000
+
+
+def test_every_byte_of_an_event_replaced() -> None:
+    stream = fixtures_root() / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
+    lines = stream.read_bytes().splitlines()
+    for line in (lines[0], min(lines, key=len), lines[len(lines) // 2][:2000]):
+        for index in range(len(line)):
+            for byte in b'"\\-0}':
+                if line[index] != byte:
+                    mutated = line[:index] + bytes([byte]) + line[index + 1 :]
+                    assert_sound("0.8", "AgentEvent", mutated, f"byte {index}")
+
+
+def test_a_line_spanning_blocks_and_carriage_returns() -> None:
+    path = path_for("0.8", None)
+    stream = fixtures_root() / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
+    line = stream.read_bytes().splitlines()[0]
+    assert path.unmatched(line + b"\r\n" + line) == []
+    assert path.unmatched(line + b"\n\n" + line) == [len(line) + 1]
+    assert path.unmatched(line[:-1] + b"\n" + line) == [0]
+    half = len(line) // 2
+    assert path.unmatched(line[:half] + b"\n" + line[half:] + b"\n") == [0, half + 1]
+
+
+def test_the_compiled_code_is_cached_and_reloaded(private_cache: Path) -> None:
+    cached = fast_path("0.8", ["Usage"], None, build=True)
+    assert cached is not None
+    files = list(private_cache.glob("fast-*.bin"))
+    assert files
+    again = fast_path("0.8", ["Usage"], None, build=False)
+    assert again is not None
+    for document in (b'{"input":1,"output":2}', b'{"input":1}', b'{"output":1,"input":2}'):
+        assert again.unmatched(document) == cached.unmatched(document)
+    for file in files:  # a damaged cache is ignored, never trusted
+        file.write_bytes(b"phi-wire fast path 1\n1 1\n" + b"\xff" * 64)
+    assert fast_path("0.8", ["Usage"], None, build=False) is None
+    rebuilt = fast_path("0.8", ["Usage"], None, build=True)
+    assert rebuilt is not None and rebuilt.unmatched(b'{"input":1,"output":2}') == []
+
+
+def test_no_cache_folder_still_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
+    assert fast_path("0.8", ["Usage"], None, build=False) is None
+    built = fast_path("0.8", ["Usage"], None, build=True)
+    assert built is not None and built.unmatched(b'{"input":1,"output":2}') == []
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "/proc/phi-wire-cannot-write-here")
+    assert fast_path("0.8", ["Usage"], None, build=True) is not None
+
+
+def test_types_it_cannot_express_are_left_to_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = _fastpath._Compiler.compile_value
+
+    def refuse_floats(self: Any, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Any:
+        if kind == "float":
+            raise _fastpath.Unsupported("test")
+        return original(self, schema, kind, sorted_keys)
+
+    monkeypatch.setattr(_fastpath._Compiler, "compile_value", refuse_floats)
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
+    assert fast_path("0.8", ["LoopConfigSnapshot"], None, build=True) is None
+    assert fast_path("0.8", ["Usage"], None, build=True) is not None
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        (b'{"type":"TurnStart"}', "AgentEvent"),
+        (b'{"content":[],"role":"user"}', "AgentMessage"),
+        (b'{"role":"extension","kind":"k","data":1}', "AgentMessage"),
+        (b'{"sequence":0,"event":{}}', "LoopEvent"),
+        (b'{"turn_id":{},"output_message":{}}', "Turn"),
+        (b'{"loop_id":"l","events":[]}', "LoopRecord"),
+        (b'{"session_id":"s","loops":[]}', "Session"),
+        (b'{"loops":[],"session_id":"s"}', "Session"),
+        (b'{"events":[],"loop_id":"l"}', "LoopRecord"),
+        (b'{"turnId":1,"role":"user"}', "AgentMessage"),
+        (b'{"x":1}', "AgentEvent"),
+        (b"[1,2]", "AgentEvent"),
+        (b"not json", "AgentEvent"),
+    ],
+)
+def test_detection_rules(document: bytes, expected: str) -> None:
+    assert _validate.detect_raw(document) == expected
