@@ -446,21 +446,28 @@ def judge_range(
 def parallel_lines(
     name: str, version: str, forced: str | None, strict: bool, jobs: int
 ) -> Iterator[Verdict]:
-    """A plain JSONL file judged in ``jobs`` processes by byte ranges, reported in order."""
-    from concurrent.futures import ProcessPoolExecutor  # only when asked: it imports slowly
+    """A plain JSONL file judged by byte ranges in ``jobs`` processes, reported in order.
+
+    ``jobs - 1`` workers take ranges from the front; this process takes them from the back (each
+    one it can still cancel in the pool), so no process idles and none waits for a fork.
+    """
+    from concurrent.futures import Future, ProcessPoolExecutor  # only when asked: slow import
 
     prepare(version, forced, strict)
     total = os.path.getsize(name)
-    count = max(jobs * 4, -(-total // BLOCK_BYTES))
+    count = max(jobs * 8, -(-total // BLOCK_BYTES))
     bounds = [total * index // count for index in range(count + 1)]
-    line_offset = 0
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [
-            pool.submit(judge_range, name, bounds[i], bounds[i + 1], version, forced, strict)
-            for i in range(count)
-        ]
-        for future in futures:
-            verdict = future.result()
+    arguments = [(name, bounds[i], bounds[i + 1], version, forced, strict) for i in range(count)]
+    mine: dict[int, Verdict] = {}
+    with ProcessPoolExecutor(max_workers=jobs - 1) as pool:
+        futures: list[Future[Verdict]] = [pool.submit(judge_range, *item) for item in arguments]
+        for index in reversed(range(count)):
+            if not futures[index].cancel():
+                break  # the workers got here first
+            mine[index] = judge_range(*arguments[index])
+        line_offset = 0
+        for index in range(count):
+            verdict = mine[index] if index in mine else futures[index].result()
             records = [
                 replace(record, line=record.line + line_offset) for record in verdict.records
             ]
