@@ -269,3 +269,12 @@ def test_the_fast_path_gives_the_same_report_as_loads_alone(
     for args in ((), ("--type", "AgentEvent"), ("--jobs", "2")):
         assert reports["fast", args] == reports["loads", args]
         assert reports["fast", args][0] == 1 and len(reports["fast", args][1]) >= len(BAD_LINES)
+
+
+def test_the_size_of_a_gzipped_input_is_its_uncompressed_size(tmp_path: Path) -> None:
+    from phi_wire.tools.cli import _input_size
+
+    data = (ROOT / "examples" / "events.jsonl").read_bytes() * 50
+    packed = tmp_path / "events.jsonl.gz"
+    packed.write_bytes(gzip.compress(data))
+    assert _input_size(str(packed)) == len(data) > packed.stat().st_size

@@ -484,7 +484,12 @@ def _cache_dir() -> Path | None:
     configured = os.environ.get("PHI_WIRE_CACHE_DIR")
     if configured is not None:
         return Path(configured) if configured else None  # empty: no cache
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError):  # no home folder: no cache
+            return None
     return Path(base) / "phi-wire"
 
 

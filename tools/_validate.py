@@ -502,8 +502,11 @@ def run_chunks(
 def prepare(version: str, forced: str | None, strict: bool) -> None:
     """Build the fast path and the validators before worker processes fork, so that each
     inherits them built."""
+    import gc
+
     from phi_wire._codec import adapter
 
+    gc.freeze()  # forked workers then leave the inherited objects' pages shared (no GC writes)
     if not strict and fast_path_for(version, forced) is not None:
         return  # few lines, if any, need loads: a worker builds its validator when one does
     wire = wire_module(version)
