@@ -157,9 +157,7 @@ _UTF8 = (
     rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
 )
 _STRING = (
-    rb'"(?:[ !#-\[\]-\x7f]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|'
-    + _UTF8
-    + rb')*+"'
+    rb'"(?:[ !#-\[\]-\x7f]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|' + _UTF8 + rb')*+"'
 )
 # Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
 # (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
