@@ -17,6 +17,7 @@ import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -448,31 +449,66 @@ def parallel_lines(
 ) -> Iterator[Verdict]:
     """A plain JSONL file judged by byte ranges in ``jobs`` processes, reported in order.
 
-    ``jobs - 1`` workers take ranges from the front; this process takes them from the back (each
-    one it can still cancel in the pool), so no process idles and none waits for a fork.
+    The range numbers wait in a pipe; this process and ``jobs - 1`` forked copies of it (which
+    inherit the fast path and the validators built) each take the next number until none is
+    left, so all stay busy to the end. Each copy sends its verdicts back when done.
     """
-    from concurrent.futures import Future, ProcessPoolExecutor  # only when asked: slow import
+    import pickle
 
+    if not hasattr(os, "fork"):  # e.g. Windows: a process pool over the file's blocks
+        yield from run_chunks(read_chunks(name), version, forced, strict, jobs)
+        return
     prepare(version, forced, strict)
     total = os.path.getsize(name)
-    count = max(jobs * 8, -(-total // BLOCK_BYTES))
+    # at most 4096 ranges: their numbers (16 kB) fit a pipe's buffer before anyone reads
+    count = min(4096, max(jobs * 8, -(-total // BLOCK_BYTES)))
     bounds = [total * index // count for index in range(count + 1)]
-    arguments = [(name, bounds[i], bounds[i + 1], version, forced, strict) for i in range(count)]
-    mine: dict[int, Verdict] = {}
-    with ProcessPoolExecutor(max_workers=jobs - 1) as pool:
-        futures: list[Future[Verdict]] = [pool.submit(judge_range, *item) for item in arguments]
-        for index in reversed(range(count)):
-            if not futures[index].cancel():
-                break  # the workers got here first
-            mine[index] = judge_range(*arguments[index])
-        line_offset = 0
-        for index in range(count):
-            verdict = mine[index] if index in mine else futures[index].result()
-            records = [
-                replace(record, line=record.line + line_offset) for record in verdict.records
-            ]
-            line_offset += verdict.documents
-            yield replace(verdict, records=records)
+    tickets_out, tickets_in = os.pipe()
+    os.write(tickets_in, b"".join(index.to_bytes(4, "little") for index in range(count)))
+    os.close(tickets_in)
+
+    def work() -> dict[int, Verdict | str]:
+        done: dict[int, Verdict | str] = {}
+        while ticket := os.read(tickets_out, 4):  # reads of 4 bytes from a pipe are atomic
+            index = int.from_bytes(ticket, "little")
+            try:
+                done[index] = judge_range(
+                    name, bounds[index], bounds[index + 1], version, forced, strict
+                )
+            except (OSError, InputError) as error:
+                done[index] = f"{name}: cannot read ({_reason(error)})"
+        return done
+
+    children: list[tuple[int, int]] = []
+    for _ in range(jobs - 1):
+        results_out, results_in = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # a worker: judge, send the verdicts, leave without running the parent's exit
+            code = 0
+            try:
+                os.close(results_out)
+                with os.fdopen(results_in, "wb") as out:
+                    pickle.dump(work(), out)
+            except BaseException:  # the parent reports its ranges as missing
+                code = 1
+            os._exit(code)
+        os.close(results_in)
+        children.append((pid, results_out))
+    verdicts = work()
+    os.close(tickets_out)
+    for pid, results_out in children:
+        # a worker that failed sends nothing: its ranges are missing, reported below
+        with os.fdopen(results_out, "rb") as source, suppress(EOFError, pickle.UnpicklingError):
+            verdicts.update(pickle.load(source))
+        os.waitpid(pid, 0)
+    line_offset = 0
+    for index in range(count):
+        verdict = verdicts.get(index)
+        if not isinstance(verdict, Verdict):
+            raise InputError(verdict or f"{name}: a worker process failed")
+        records = [replace(record, line=record.line + line_offset) for record in verdict.records]
+        line_offset += verdict.documents
+        yield replace(verdict, records=records)
 
 
 def run_chunks(
