@@ -298,7 +298,6 @@ def judge_chunk(
 ) -> Verdict:
     """Judge every document of ``chunk``; with ``fast``, lines the fast path vouches for are
     valid without further work."""
-    wire = wire_module(version)
     path = fast_path_for(version, forced) if fast and not strict and chunk.lines else None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
     records: list[Record] = []
@@ -314,7 +313,7 @@ def judge_chunk(
             raw = data[start : end if end != -1 else len(data)]
         else:
             raw = data
-        found = _judge(wire, chunk, line, raw, forced, strict)
+        found = _judge(wire_module(version), chunk, line, raw, forced, strict)
         if found:
             invalid += 1
             records += found

@@ -110,8 +110,7 @@ def _total_size(names: list[str]) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     version = checked_version(args.version)
-    wire = wire_module(version)
-    if args.type is not None and not hasattr(wire, args.type):
+    if args.type is not None and not hasattr(wire_module(version), args.type):
         raise UsageError(f"unknown wire type {args.type!r}; `phi-wire types` lists them")
     if args.jobs < 1 or (args.max_errors is not None and args.max_errors < 1):
         raise UsageError("--jobs and --max-errors take a positive number")
