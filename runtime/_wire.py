@@ -40,6 +40,7 @@ from pydantic import (
     model_serializer,
 )
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from ._timestamp import Timestamp
 
@@ -178,16 +179,16 @@ class _SerdeFieldValidator(WrapValidator):
     """A validator added from a schema marker (its type tells an inherited field it is done)."""
 
 
-def _lenient(default: Any) -> _SerdeFieldValidator:
+def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
     """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped."""
 
     def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         if value is None:
-            return default
+            return default()
         try:
             return handler(value)
         except ValidationError:
-            return default
+            return default()
 
     return _SerdeFieldValidator(validate)
 
@@ -211,9 +212,13 @@ def _apply_serde_markers(field: FieldInfo) -> None:
         field.exclude_if = _SKIP_PREDICATES[skip]
     if any(isinstance(item, _SerdeFieldValidator) for item in field.metadata):
         return  # inherited from a parent class that was already processed
+    if field.default == [] and type(field.default) is list:
+        # A fresh list per model: pydantic would deep-copy a list default (a Python call per
+        # document), and validating an empty list changes nothing.
+        field.default, field.default_factory, field.validate_default = PydanticUndefined, list, None
     default = field.get_default(call_default_factory=True)
     if extra.get("x-serde-lenient"):
-        field.metadata.append(_lenient(default))
+        field.metadata.append(_lenient(list if isinstance(default, list) else lambda: default))
     if extra.get("x-serde-null-as-default"):
         field.metadata.append(_null_as_default(default))
 

@@ -7,6 +7,7 @@ from corpus import fixtures_root
 import phi_wire
 from phi_wire.v0_8 import (
     AgentEvent,
+    AgentMessage,
     AgentStart,
     AssistantMessage,
     ContinuationTag,
@@ -203,6 +204,9 @@ def test_untagged_envelope_lanes() -> None:
     assert isinstance(llm, LlmUserMessage)
     extension = loads(phi_wire.AgentMessage, '{"role":"user","kind":"k","data":null}')
     assert type(extension).__name__ == "ExtensionMessage"
+    # Valid in both lanes, and more of its keys are the extension's: serde still takes the first.
+    both = '{"role":"user","content":[],"timestamp":1,"kind":"k","data":1,"loop_id":"l"}'
+    assert isinstance(loads(AgentMessage, both), LlmUserMessage)
 
 
 def test_schema_is_self_contained() -> None:

@@ -171,6 +171,7 @@ AgentMessage = TypeAliasType(
     Annotated[
         LlmMessage | ExtensionMessage,
         Field(
+            union_mode="left_to_right",
             description='#[serde(untagged)] envelope: Llm(LlmMessage) is tried first, then Extension(ExtensionMessage). A document that is a valid Message is always the LLM lane; any other object with role, kind and data is an extension, even with role "user".',
             title="AgentMessage",
         ),

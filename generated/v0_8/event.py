@@ -85,6 +85,7 @@ ContinuationKind = TypeAliasType(
     Annotated[
         SimpleContinuation | RerunContinuation | BranchContinuation,
         Field(
+            union_mode="left_to_right",
             description='How a loop relates to its parent. Externally tagged: unit variants are bare strings (Initial, Default, Compaction), struct variants single-key objects ({"Rerun":{"tag":...}}, {"Branch":{"tag":...}}).',
             title="ContinuationKind",
         ),
@@ -145,6 +146,7 @@ StreamDelta = TypeAliasType(
     Annotated[
         TextDelta | ThinkingDelta | ToolCallDelta,
         Field(
+            union_mode="left_to_right",
             description="A streamed piece of a reply. Externally tagged with a PascalCase key; exactly one key.",
             title="StreamDelta",
         ),

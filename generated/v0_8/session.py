@@ -98,6 +98,7 @@ SessionFormation = TypeAliasType(
     Annotated[
         FirstLoopFormation | ExplicitFormation | InactivityTimeoutFormation,
         Field(
+            union_mode="left_to_right",
             description="How a session began. Externally tagged; every variant is a struct variant, so a bare string is rejected.",
             title="SessionFormation",
         ),
