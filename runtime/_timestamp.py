@@ -23,17 +23,23 @@ __all__ = ["Timestamp"]
 _NANOS_PER_SECOND = 1_000_000_000
 
 # What chrono itself writes: checked first, so the common case costs one regex and one date check.
-_CANONICAL = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{3}|\d{6}|\d{9}))?Z\Z")
+_CANONICAL = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{3}|\d{6}|\d{9}))?Z\Z", re.ASCII
+)
 
-# parse_rfc3339_relaxed: Item::Space("") lets blanks stand between the numeric items.
+# Rust's char::is_whitespace (Unicode White_Space); Python's \s also takes \x1c-\x1f.
+_WS = "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+
+# parse_rfc3339_relaxed: Item::Space("") lets blanks stand between the numeric items and after
+# the whole; between an offset's hours and minutes any run of colons and blanks may stand.
 _RELAXED = re.compile(
-    r"""\s*(?P<year>[+-]\d+|\d{1,4})\s*-\s*(?P<month>\d{1,2})\s*-\s*(?P<day>\d{1,2})
+    r"""WS*(?P<year>[+-]\d+|\d{1,4})WS*-WS*(?P<month>\d{1,2})WS*-WS*(?P<day>\d{1,2})
         [Tt ]
-        \s*(?P<hour>\d{1,2})\s*:\s*(?P<minute>\d{1,2})\s*:\s*(?P<second>\d{1,2})
+        WS*(?P<hour>\d{1,2})WS*:WS*(?P<minute>\d{1,2})WS*:WS*(?P<second>\d{1,2})
         (?:\.(?P<fraction>\d+))?
-        \s*(?:(?P<utc>[Uu][Tt][Cc])|(?P<zulu>[Zz])|(?P<sign>[+\-\u2212])(?P<oh>\d\d)[:\s]?(?P<om>\d\d))
-        \Z""",
-    re.VERBOSE,
+        WS*(?:(?P<utc>[Uu][Tt][Cc])|(?P<zulu>[Zz])|(?P<sign>[+\-\u2212])(?P<oh>\d\d)(?::|WS)*(?P<om>[0-5]\d))
+        WS*\Z""".replace("WS", _WS),
+    re.VERBOSE | re.ASCII,  # \d: ASCII digits only, as chrono reads them
 )
 
 

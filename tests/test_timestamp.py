@@ -25,6 +25,16 @@ from phi_wire import Timestamp
         ("2024-02-29T00:00:00Z", "2024-02-29T00:00:00Z"),
         ("+10000-01-01T00:00:00.000+00:00", "+10000-01-01T00:00:00Z"),
         ("2026-05-25T09:41:07.382 UTC", "2026-05-25T09:41:07.382Z"),
+        # chrono's relaxed grammar: blanks between items and after, colons-or-blanks inside an
+        # offset, a Unicode minus, lower case, unpadded fields, signed years
+        ("2026-05-25T09:41:07 +02 : 00", "2026-05-25T07:41:07Z"),
+        ("2026-05-25T09:41:07+02::00", "2026-05-25T07:41:07Z"),
+        ("2026-05-25T09:41:07\u221202:00", "2026-05-25T11:41:07Z"),
+        (" 2026 - 05 - 25T 09 : 41 : 07 Z \n", "2026-05-25T09:41:07Z"),
+        ("2026-05-25t09:41:07utc\u3000", "2026-05-25T09:41:07Z"),
+        ("0-1-1T0:0:0Z", "0000-01-01T00:00:00Z"),
+        ("-0001-01-01T00:00:00Z", "-0001-01-01T00:00:00Z"),
+        ("2026-06-30T13:59:60-10:00", "2026-06-30T23:59:60Z"),
     ],
 )
 def test_accepted_forms_are_normalised_like_chrono(text: str, canonical: str) -> None:
@@ -41,6 +51,14 @@ def test_accepted_forms_are_normalised_like_chrono(text: str, canonical: str) ->
         "2026-05-25T09:41:07Zabc",
         "1779702067382",
         "",
+        "2026-05-25T09:41:07+02:60",  # offset minutes past 59
+        "2026-05-25T09:41:07+2:00",  # offset hours need two digits
+        "2026-05-25T09:41:07+02",  # and minutes are mandatory
+        "2026-05-25\t09:41:07Z",  # the date-time separator is T, t or a space, nothing else
+        "2026-05-25T09:41:07Z\x1c",  # Python's \s, not Rust's whitespace
+        "\uff12\uff10\uff12\uff16-05-25T09:41:07Z",  # digits are ASCII digits
+        "10000-01-01T00:00:00Z",  # five unsigned year digits
+        "+262143-01-01T00:00:00Z",  # past chrono's year range
     ],
 )
 def test_rejected_forms(text: str) -> None:
