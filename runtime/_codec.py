@@ -15,7 +15,6 @@ Serde facts handled here rather than in the models:
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any, TypeVar, cast, overload
 
@@ -30,10 +29,16 @@ from ._sequence import objects_from_sequences
 T = TypeVar("T")
 
 
-@functools.cache
+# By identity: functools.cache would compare type aliases with their (slow) __eq__ on every call.
+_ADAPTERS: dict[int, tuple[Any, TypeAdapter[Any]]] = {}
+
+
 def adapter(tp: Any) -> TypeAdapter[Any]:
     """One TypeAdapter per wire type, built on first use."""
-    return TypeAdapter(tp)
+    entry = _ADAPTERS.get(id(tp))
+    if entry is None or entry[0] is not tp:
+        entry = _ADAPTERS[id(tp)] = (tp, TypeAdapter(tp))  # holding tp keeps its id unique
+    return entry[1]
 
 
 def type_name(tp: Any) -> str:

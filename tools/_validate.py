@@ -539,14 +539,14 @@ def prepare(version: str, forced: str | None, strict: bool) -> None:
     inherits them built."""
     import gc
 
-    from phi_wire._codec import adapter
+    if strict or fast_path_for(version, forced) is None:
+        # many lines need loads; else few, if any, do and a worker builds its validator then
+        from phi_wire._codec import adapter
 
+        wire = wire_module(version)
+        for name in {forced or "AgentEvent", "AgentMessage", "Session"}:
+            adapter(getattr(wire, name))
     gc.freeze()  # forked workers then leave the inherited objects' pages shared (no GC writes)
-    if not strict and fast_path_for(version, forced) is not None:
-        return  # few lines, if any, need loads: a worker builds its validator when one does
-    wire = wire_module(version)
-    for name in {forced or "AgentEvent", "AgentMessage", "Session"}:
-        adapter(getattr(wire, name))
 
 
 def default_jobs() -> int:
