@@ -56,7 +56,7 @@ _current = threading.local()
 
 
 def _pairs(items: list[tuple[str, Any]]) -> None:
-    if len({key for key, _ in items}) != len(items):
+    if len(dict(items)) != len(items):  # dict() runs in C; a set comprehension would not
         _current.found.repeated_keys = True
 
 

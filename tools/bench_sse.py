@@ -3,9 +3,11 @@
     python tools/bench_sse.py [--repeat 7] [--copies 40]
 
 1. An SSE body holding phi-core's fixture event stream ``--copies`` times is read from an
-   in-memory ``httpx.Response`` (no network noise) three ways, interleaved, ``--repeat`` times:
+   in-memory ``httpx.Response`` (no network noise) four ways, interleaved, ``--repeat`` times:
    the baseline (httpx-sse + ``json.loads`` per event), ``phi_wire.sse.events`` (httpx-sse +
-   ``loads(AgentEvent, ...)`` + resume bookkeeping: the real client path), and httpx-sse alone.
+   ``loads(AgentEvent, ...)`` + resume bookkeeping: the real client path), httpx-sse + pydantic's
+   ``validate_json`` into the same models without phi-wire's serde checks (the ceiling of any
+   decode into pydantic models), and httpx-sse alone.
    Medians in events/s and the typed/baseline ratio are printed (goal: >= 0.9x), then the
    per-event cost of ``json.loads`` and ``loads`` on their own, which bounds that ratio.
 2. ``translate_stream`` over provider streams of N and 10N deltas (thinking, text and tool-call
@@ -28,6 +30,7 @@ import httpx
 from httpx_sse import EventSource
 
 import phi_wire.v0_8 as wire
+from phi_wire._codec import adapter
 from phi_wire.sse import events, sse_body
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +57,13 @@ def baseline(body: bytes) -> int:
 
 def typed(body: bytes) -> int:
     return sum(1 for _ in events(response(body), wire.AgentEvent))
+
+
+def pydantic_only(body: bytes) -> int:
+    """The ceiling of any decode into the generated models: httpx-sse, then pydantic's own
+    validate_json per event, without the serde checks loads adds (repeated keys, numbers)."""
+    validate = adapter(wire.AgentEvent).validate_json
+    return sum(1 for sse in EventSource(response(body)).iter_sse() if validate(sse.data))
 
 
 def decode_only(body: bytes) -> int:
@@ -117,9 +127,10 @@ def main() -> None:
     cases: dict[str, Callable[[], object]] = {
         "httpx-sse + json.loads": lambda: baseline(body),
         "phi_wire.sse.events": lambda: typed(body),
+        "httpx-sse + validate_json": lambda: pydantic_only(body),
         "httpx-sse decode only": lambda: decode_only(body),
     }
-    assert baseline(body) == typed(body) == count
+    assert baseline(body) == typed(body) == pydantic_only(body) == count
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.repeat):
         for name, function in cases.items():
@@ -132,9 +143,11 @@ def main() -> None:
     for name, values in samples.items():
         median = statistics.median(values)
         rate[name] = count / median
-        print(f"  {name:24s} {median * 1e3:8.1f} ms  {rate[name]:9.0f} events/s")
+        print(f"  {name:26s} {median * 1e3:8.1f} ms  {rate[name]:9.0f} events/s")
     ratio = rate["phi_wire.sse.events"] / rate["httpx-sse + json.loads"]
     print(f"  typed / baseline throughput: {ratio:.2f}x (goal >= 0.9x)")
+    ceiling = rate["httpx-sse + validate_json"] / rate["httpx-sse + json.loads"]
+    print(f"  pydantic models alone, no serde checks / baseline: {ceiling:.2f}x (the ceiling)")
 
     raw = [line.encode() for line in lines] * args.copies
     json_s = statistics.median(seconds(lambda: [json.loads(r) for r in raw]) for _ in range(3))
