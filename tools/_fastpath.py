@@ -491,29 +491,40 @@ def _cache_dir() -> Path | None:
     return Path(base) / "phi-wire"
 
 
+def _package_folder(name: str) -> Path:
+    spec = importlib.util.find_spec(name)  # finds, does not import
+    if spec is None or spec.origin is None:
+        raise ImportError(name)
+    return Path(spec.origin).parent
+
+
+def _installed(name: str) -> str:
+    """An installed package's identity without importing it (importing pydantic costs start-up
+    time that a cached run would otherwise not pay): its top-level files, sizes and times."""
+    return ",".join(
+        f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}"
+        for path in sorted(_package_folder(name).iterdir())
+        if path.is_file()
+        for stat in [path.stat()]
+    )
+
+
 def _fingerprint(version: str, types: Sequence[str], detect: bool) -> str:
     _sre = _engine()
-
-    import pydantic
-    import pydantic_core
-
-    import phi_wire
-
-    runtime = Path(phi_wire.__file__).parent
-    generated = Path(importlib.util.find_spec("phi_wire.generated").origin or "").parent  # type: ignore[union-attr]
     digest = hashlib.sha256()
     for part in (
         sys.version,
         _sre.MAGIC,
         _sre.CODESIZE,
-        pydantic.VERSION,
-        pydantic_core.__version__,
+        _installed("pydantic"),
+        _installed("pydantic_core"),
     ):
         digest.update(f"{part}\0".encode())
     digest.update(f"{version}\0{','.join(types)}\0{detect}\0".encode())
     sources = [Path(__file__), Path(__file__).with_name("_validate.py")]
-    sources += sorted(runtime.glob("*.py"))
-    sources += sorted((generated / f"v{version.replace('.', '_')}").glob("*.py"))
+    sources += sorted(_package_folder("phi_wire").glob("*.py"))
+    generated = _package_folder("phi_wire.generated") / f"v{version.replace('.', '_')}"
+    sources += sorted(generated.glob("*.py"))
     for source in sources:
         digest.update(source.read_bytes())
     return digest.hexdigest()[:32]
