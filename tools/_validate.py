@@ -42,6 +42,7 @@ __all__ = [
 JSON_SUFFIXES = (".json",)
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 BLOCK_BYTES = 4 * 1024 * 1024
+RANGE_BYTES = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 AUTO_FAST_TYPES = ("AgentEvent", "AgentMessage")
 """Types the fast path knows without --type: what event and message logs hold."""
@@ -459,8 +460,10 @@ def parallel_lines(
         return
     prepare(version, forced, strict)
     total = os.path.getsize(name)
-    # at most 4096 ranges: their numbers (16 kB) fit a pipe's buffer before anyone reads
-    count = min(4096, max(jobs * 8, -(-total // BLOCK_BYTES)))
+    # 1 MB ranges: the last one to finish keeps the others idle for little time (4 MB ranges
+    # cost --jobs 2 about a tenth of its speed-up on 100 MB); at most 4096 ranges: their numbers
+    # (16 kB) fit a pipe's buffer before anyone reads
+    count = min(4096, max(jobs * 8, -(-total // RANGE_BYTES)))
     bounds = [total * index // count for index in range(count + 1)]
     tickets_out, tickets_in = os.pipe()
     os.write(tickets_in, b"".join(index.to_bytes(4, "little") for index in range(count)))
