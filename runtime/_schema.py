@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = ["load_schema_files", "schema_for", "schema_id_base"]
 
@@ -27,6 +28,8 @@ def schema_id_base(version: str) -> str:
 
 def _schema_root() -> Traversable:
     """The schemas/ folder: package data in an installed wheel, the source folder otherwise."""
+    from importlib import resources  # here: importing it costs every program ~10 ms at start
+
     try:
         return resources.files("phi_wire.schemas")
     except ModuleNotFoundError:  # editable install: its finder cannot map a data-only folder
