@@ -3,8 +3,8 @@
 The top-level package speaks the newest supported phi-core version (0.10, which reads every
 0.8 document too); ``phi_wire.v0_8`` and ``phi_wire.v0_10`` pin one version each.
 
-Its names are loaded on first use: ``import phi_wire.tools.cli`` (or ``phi_wire.sse``) does not pay
-for pydantic and every model until a document needs them.
+Its names are loaded on first use, so that ``phi-wire validate`` does not pay for pydantic and
+every model when no document needs them.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -263,3 +265,17 @@ def test_types_it_cannot_express_are_left_to_loads(monkeypatch: pytest.MonkeyPat
 )
 def test_detection_rules(document: bytes, expected: str) -> None:
     assert _validate.detect_raw(document) == expected
+
+
+def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path) -> None:
+    """What lets a cached run start in 0.1 s: its lines are vouched for before any model loads."""
+    path_for("0.10", None)  # builds the automatic fast path into the private cache
+    sample = Path(__file__).resolve().parent.parent / "examples" / "events.jsonl"
+    code = (
+        "import sys\n"
+        "from phi_wire.tools.cli import main\n"
+        "status = main(['validate', '--quiet', '--version', '0.10', sys.argv[1]])\n"
+        "assert status == 0, status\n"
+        "assert 'pydantic' not in sys.modules, 'a cached run imported pydantic'\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(sample)], check=True)
