@@ -25,6 +25,7 @@ import math
 import struct
 from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 from typing import Annotated, Any
 
 from pydantic import (
@@ -216,11 +217,10 @@ def _apply_serde_markers(field: FieldInfo) -> None:
         # A fresh list per model: pydantic would deep-copy a list default (a Python call per
         # document), and validating an empty list changes nothing.
         field.default, field.default_factory, field.validate_default = PydanticUndefined, list, None
-    default = field.get_default(call_default_factory=True)
-    if extra.get("x-serde-lenient"):
-        field.metadata.append(_lenient(list if isinstance(default, list) else lambda: default))
+    if extra.get("x-serde-lenient"):  # a fresh default each time, from the factory if any
+        field.metadata.append(_lenient(partial(field.get_default, call_default_factory=True)))
     if extra.get("x-serde-null-as-default"):
-        field.metadata.append(_null_as_default(default))
+        field.metadata.append(_null_as_default(field.get_default(call_default_factory=True)))
 
 
 class WireModel(BaseModel):

@@ -9,7 +9,6 @@ escapes, nesting, truncation, every byte replaced...), that it does accept what 
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import subprocess
@@ -35,10 +34,6 @@ def private_cache(
     folder = tmp_path_factory.getbasetemp() / "phi-wire-cache"
     monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(folder))
     return folder
-
-
-def wire_of(version: str) -> ModuleType:
-    return importlib.import_module(f"phi_wire.v{version.replace('.', '_')}")
 
 
 _PATHS: dict[tuple[str, str | None], FastPath | None] = {}
@@ -88,7 +83,7 @@ def corpus_documents(version: str) -> Iterator[tuple[str, str, bytes]]:
 
 def assert_sound(version: str, type_name: str, document: bytes, label: str) -> bool:
     """The fast path accepts ``document`` only if ``loads`` does; returns whether it accepted."""
-    wire = wire_of(version)
+    wire = _validate.wire_module(version)
     accepted = fast_accepts(path_for(version, type_name), document)
     if accepted:
         assert loads_accepts(wire, type_name, document), f"fast path accepted {label}: {document!r}"
@@ -174,7 +169,7 @@ def test_no_corruption_of_a_real_document_is_accepted_when_loads_rejects_it() ->
     checked = 0
     for release, version in VERSIONS.items():
         for label, type_name, document in corpus_documents(release):
-            if not loads_accepts(wire_of(version), type_name, document):
+            if not loads_accepts(_validate.wire_module(version), type_name, document):
                 continue
             if not fast_accepts(path_for(version, type_name), document):
                 continue

@@ -451,9 +451,9 @@ def _lines_pattern(document: bytes) -> bytes:
 
 
 def _build(version: str, types: Sequence[str], detect: Callable[[str], str | None] | None) -> bytes:
-    import importlib
+    from ._validate import wire_module
 
-    wire = importlib.import_module(f"phi_wire.v{version.replace('.', '_')}")
+    wire = wire_module(version)
     seqs = []
     for name in types:
         try:

@@ -79,12 +79,11 @@ def time_json_loads(path: Path) -> float:
 
 def time_exact_path(path: Path, version: str) -> tuple[float, float]:
     """Seconds of ``loads`` (as the command calls it) and of ``json.loads`` over every line."""
-    import importlib
+    from phi_wire.tools._validate import detect_raw, wire_module
 
-    wire = importlib.import_module(f"phi_wire.v{version.replace('.', '_')}")
+    wire = wire_module(version)
     lines = path.read_bytes().splitlines()
-    event, message = wire.AgentEvent, wire.AgentMessage
-    types = [event if line.startswith(b'{"type"') else message for line in lines]
+    types = [getattr(wire, detect_raw(line)) for line in lines]  # as the command detects them
     start = time.perf_counter()
     for tp, line in zip(types, lines, strict=True):
         wire.loads(tp, line)
