@@ -231,6 +231,59 @@ def test_jobs_give_the_same_report(capsys: pytest.CaptureFixture[str], tmp_path:
     assert single == parallel and single[0].startswith(f"{path}:2001: ")
 
 
+def session_folder(tmp_path: Path) -> Path:
+    """Copies of phi-core's session files, two of them broken, beside a JSONL log and an
+    unreadable (truncated) gzip file: what a folder of stored transcripts may hold."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    sources = sorted((fixtures_root() / "phi-core" / "0.8.0" / "sessions").glob("*.json"))
+    for number in range(12):
+        source = sources[number % len(sources)].read_bytes()
+        if number == 4:
+            source = source.replace(b'"stop"', b'"bogus"', 1)
+        if number == 9:
+            source = source.replace(b": 0", b": 0 0", 1)
+        (folder / f"{number:02}.json").write_bytes(source)
+    (folder / "05.jsonl").write_text(f"{EVENT}\n{{}}\n", encoding="utf-8")
+    (folder / "07.jsonl.gz").write_bytes(gzip.compress(b"{}\n" * 100)[:-12])
+    return folder
+
+
+def report(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str, str]:
+    """Exit status, problems, summary without its timing, stderr."""
+    code, out, err = run(capsys, "validate", "--version", "0.8", *args)
+    *problems, summary = out.splitlines()
+    return code, problems, summary.split(";")[0], err
+
+
+def test_jobs_give_the_same_report_over_a_folder_of_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = session_folder(tmp_path)
+    single = report(capsys, str(folder))
+    assert single[0] == 2 and "12 valid" not in single[2] and "14 files" in single[2]
+    assert [line.split(":")[0] for line in single[1]] == sorted(
+        line.split(":")[0] for line in single[1]
+    )
+    assert report(capsys, "--jobs", "2", str(folder)) == single
+
+
+def test_the_document_fast_path_gives_the_same_report_as_loads_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phi_wire.tools import _validate
+
+    folder = session_folder(tmp_path)
+    monkeypatch.setattr(_validate, "_FAST", {})
+    assert _validate.fast_path_for("0.8", None, build=True, lines=False) is not None
+    fast = report(capsys, str(folder))
+    monkeypatch.setattr(_validate, "_FAST", {})
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
+    assert report(capsys, str(folder)) == fast
+    assert any("/04.json:" in line and "bogus" in line for line in fast[1])
+    assert any("/09.json:" in line for line in fast[1])
+
+
 def test_schema_and_types(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "schema", "Usage", "--version", "0.8")
     assert code == 0 and json.loads(out)["$ref"] == "#/$defs/Usage"

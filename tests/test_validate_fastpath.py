@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -36,17 +37,17 @@ def private_cache(
     return folder
 
 
-_PATHS: dict[tuple[str, str | None], FastPath | None] = {}
+_PATHS: dict[tuple[str, str | None, bool], FastPath | None] = {}
 
 
-def path_for(version: str, type_name: str | None) -> FastPath:
-    """The fast path for one type (None: the automatic one of JSONL logs), built once per run."""
-    key = (version, type_name)
+def path_for(version: str, type_name: str | None, lines: bool = True) -> FastPath:
+    """The fast path for one type (None: the automatic one of JSONL logs, or with ``lines``
+    false of .json files), built once per run."""
+    key = (version, type_name, lines)
     if key not in _PATHS:
         if type_name is None:
-            found = fast_path(
-                version, _validate.AUTO_FAST_TYPES, _validate.type_of_first_key, build=True
-            )
+            types = _validate.AUTO_FAST_TYPES if lines else _validate.AUTO_FAST_DOCUMENT_TYPES
+            found = fast_path(version, types, _validate.type_of_first_key, build=True)
         else:
             found = fast_path(version, [type_name], None, build=True)
         _PATHS[key] = found
@@ -201,6 +202,105 @@ def test_a_line_spanning_blocks_and_carriage_returns() -> None:
     assert path.unmatched(line[:half] + b"\n" + line[half:] + b"\n") == [0, half + 1]
 
 
+# --- whole documents (pretty JSON) -------------------------------------------------------------
+
+
+def spread(document: bytes) -> bytes:
+    """``document`` laid out the way a pretty printer would: a newline and indent after every
+    ``{ [ ,`` and before every ``} ]``, a space after ``:``, outside strings (found here by a
+    tokenizer of the test's own; ``loads`` judges the result, not this)."""
+    out = bytearray()
+    depth = 0
+    in_string = escaped = False
+    for byte in document:
+        char = bytes([byte])
+        if in_string:
+            out += char
+            escaped = not escaped and char == b"\\"
+            in_string = escaped or char != b'"'
+            continue
+        if char in b"}]":
+            depth -= 1
+            out += b"\n" + b"  " * max(depth, 0)
+        out += char
+        if char in b"{[,":
+            depth += char != b","
+            out += b"\n" + b"  " * max(depth, 0)
+        elif char == b":":
+            out += b" "
+        in_string = char == b'"'
+    return bytes(out)
+
+
+@pytest.mark.parametrize(
+    ("document", "compacted"),
+    [
+        (b'{\n  "a": [1, 2],\n  "b c": "d\\" e"\n}\n', b'{"a":[1,2],"b c":"d\\" e"}'),
+        (b"[1,\t\r\n-2]", b"[1,-2]"),
+        (b'["a\\\\" , "b"]', b'["a\\\\","b"]'),
+        (b'["a" "b"]', b'["a""b"]'),  # joined strings: not JSON, the pattern refuses it
+        (b"[1 2]", None),
+        (b"[-\n1]", None),
+        (b"[tr ue]", None),
+        (b"[true null]", None),
+        (b'["a", 1\x00]', None),
+        (b"  \n", b""),
+    ],
+)
+def test_compacting_never_joins_two_tokens(document: bytes, compacted: bytes | None) -> None:
+    assert _fastpath.compact(document) == compacted
+
+
+@pytest.mark.parametrize("release", VERSIONS)
+def test_session_files_take_the_document_fast_path(release: str) -> None:
+    version = VERSIONS[release]
+    sessions = sorted((fixtures_root() / "phi-core" / release / "sessions").glob("*.json"))
+    assert sessions
+    for session in sessions:
+        document = session.read_bytes()
+        assert path_for(version, None, lines=False).vouches(document), session.name
+        assert path_for(version, "Session").vouches(document), session.name
+        assert loads_accepts(_validate.wire_module(version), "Session", document)
+
+
+@pytest.mark.parametrize("release", VERSIONS)
+def test_pretty_documents_agree_with_loads_over_the_corpus(release: str) -> None:
+    """Every corpus document, laid out pretty, is vouched for only if ``loads`` accepts it, and
+    is vouched for exactly when its compact line takes the fast path."""
+    version = VERSIONS[release]
+    wire = _validate.wire_module(version)
+    vouched = 0
+    for label, type_name, document in corpus_documents(release):
+        path = path_for(version, type_name)
+        pretty = spread(document)
+        if not path.vouches(pretty):
+            continue
+        vouched += 1
+        assert loads_accepts(wire, type_name, pretty), f"vouched for pretty {label}"
+        assert fast_accepts(path, _fastpath.compact(pretty) or b""), label
+    assert vouched > 300
+
+
+def test_no_corruption_of_a_pretty_session_is_vouched_for_when_loads_rejects_it() -> None:
+    rng = random.Random(20261123)
+    session = fixtures_root() / "phi-core" / "0.8.0" / "sessions" / "session.main.json"
+    document = session.read_bytes()
+    wire = _validate.wire_module("0.8")
+    paths = (path_for("0.8", None, lines=False), path_for("0.8", "Session"))
+    numbers = [m.start() for m in re.finditer(rb"[0-9]{2}|true|null", document)]
+    corrupted = [b"\xef\xbb\xbf" + document, document + b" x", document + b"\n" + document]
+    for _ in range(60):
+        inside = rng.choice(numbers) + 1  # a blank inside a number or literal
+        corrupted.append(document[:inside] + rng.choice([b" ", b"\n", b"\t"]) + document[inside:])
+        cut = rng.randrange(len(document))
+        corrupted.append(document[:cut] + document[cut + 1 :])
+        byte = bytes([rng.choice(b'"\\{}[]:, \n0-e.nu\x00\x01')])
+        corrupted.append(document[:cut] + byte + document[cut + 1 :])
+    for number, mutated in enumerate(corrupted):
+        if any(path.vouches(mutated) for path in paths):
+            assert loads_accepts(wire, "Session", mutated), f"corruption {number}: vouched for"
+
+
 def test_the_compiled_code_is_cached_and_reloaded(private_cache: Path) -> None:
     cached = fast_path("0.8", ["Usage"], None, build=True)
     assert cached is not None
@@ -277,3 +377,9 @@ def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path)
         "assert 'pydantic' not in sys.modules, 'a cached run imported pydantic'\n"
     )
     subprocess.run([sys.executable, "-c", code, str(sample)], check=True)
+    # and a pretty session file, by the path for whole documents
+    built = fast_path(
+        "0.10", _validate.AUTO_FAST_DOCUMENT_TYPES, _validate.type_of_first_key, build=True
+    )
+    assert built is not None
+    subprocess.run([sys.executable, "-c", code, str(sample.with_name("session.json"))], check=True)

@@ -11,6 +11,7 @@ duplicate field, a short number is read alike by serde and Python, the nesting s
 serde's limit), and every line it does not match is judged exactly by ``loads``: the fast path can
 make a run slower, never change a verdict. A schema element it cannot express (a validator
 function it does not know, a recursive type) makes the type ineligible, so ``loads`` judges all.
+A whole document, such as a pretty session file, is matched in its compact form (``compact``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FastPath", "Unsupported", "fast_path", "type_pattern"]
+__all__ = ["FastPath", "Unsupported", "compact", "fast_path", "type_pattern"]
 
 VALUE_DEPTH = 3
 """Deepest ``serde_json::Value`` (tool arguments, metadata, details...) the fast path accepts."""
@@ -423,7 +424,8 @@ def type_pattern(tp: Any) -> tuple[bytes, set[str]]:
 
 
 class FastPath:
-    """Finds, in a block of JSONL lines, the ones the pattern does not vouch for."""
+    """Finds, in a block of JSONL lines, the ones the pattern does not vouch for; vouches for
+    whole (pretty) documents."""
 
     def __init__(self, lines: re.Pattern[bytes]) -> None:
         self.lines = lines
@@ -444,6 +446,45 @@ class FastPath:
             newline = block.find(b"\n", end)
             position = size if newline == -1 else newline + 1
         return bad
+
+    def vouches(self, document: bytes) -> bool:
+        """Whether one whole document (pretty or compact) is surely valid."""
+        compacted = compact(document)
+        # no newline left (JSON strings hold none raw): the line pattern matches exactly one
+        # document, or none at all (the empty text, which is not one)
+        if not compacted or b"\n" in compacted:
+            return False
+        return self.lines.fullmatch(compacted) is not None
+
+
+# --- whole documents: pretty JSON ---------------------------------------------------------------
+# phi-core's sessions are pretty JSON (save_session). Whitespace between two tokens never changes
+# a JSON text's meaning, so a pretty document is valid exactly when its compact form is, provided
+# the compact form has the same tokens: removing a blank must never join two of them (`1 2` into
+# `12`). Blanks that touch a structural character (`{}[],:`) are token boundaries; a blank between
+# a string and a number or literal is one too, and the compact pattern rejects the result anyway
+# (`"a"1` is not JSON). Strings are kept byte for byte, so blanks inside them stay.
+
+_STRINGS = re.compile(rb'("[^"\\]*+(?:\\[\s\S][^"\\]*+)*+")')
+_BLANKS = b" \t\n\r"
+# Between strings, keep only the words (numbers, literals): structural characters and the NUL
+# standing for a string become spaces; blanks too, or are deleted.
+_WORDS_APART = bytes.maketrans(b"{}[],:\0\t\n\r", b" " * 10)
+_WORDS_JOINED = bytes.maketrans(b"{}[],:\0", b" " * 7)
+
+
+def compact(document: bytes) -> bytes | None:
+    """``document`` without the blanks between its tokens; None when removing one would join two
+    tokens (or a NUL byte, which no JSON text holds, is present: it stands for strings below)."""
+    if b"\0" in document:
+        return None
+    parts = _STRINGS.split(document)  # text between strings at even indexes, strings at odd
+    between = b"\0".join(parts[0::2])  # a few C-speed passes over all of it, not one per part
+    words = between.translate(_WORDS_APART).split()
+    if len(words) != len(between.translate(_WORDS_JOINED, _BLANKS).split()):
+        return None  # a blank separated two words
+    parts[0::2] = between.translate(None, _BLANKS).split(b"\0")
+    return b"".join(parts)
 
 
 def _lines_pattern(document: bytes) -> bytes:

@@ -45,7 +45,10 @@ BLOCK_BYTES = 4 * 1024 * 1024
 RANGE_BYTES = 1024 * 1024
 BOM = b"\xef\xbb\xbf"
 AUTO_FAST_TYPES = ("AgentEvent", "AgentMessage")
-"""Types the fast path knows without --type: what event and message logs hold."""
+"""Types the fast path of JSONL knows without --type: what event and message logs hold."""
+AUTO_FAST_DOCUMENT_TYPES = ("Session",)
+"""Types the fast path of .json files knows without --type: the files phi-core writes
+(``save_session``, pretty)."""
 
 
 class InputError(Exception):
@@ -277,20 +280,26 @@ def _line_chunks(name: str, stream: BinaryIO, head: bytes, block_bytes: int) -> 
 
 # --- judging ------------------------------------------------------------------------------------
 
-_FAST: dict[tuple[str, str | None], FastPath | None] = {}
+_FAST: dict[tuple[str, str | None, bool], FastPath | None] = {}
 
 
-def fast_path_for(version: str, forced: str | None, build: bool = False) -> FastPath | None:
-    """The fast path for this version and --type: once per process (forked workers inherit it),
-    from the cache, or built when ``build`` (worth its second of compiling on big inputs)."""
-    key = (version, forced)
+def fast_path_for(
+    version: str, forced: str | None, build: bool = False, lines: bool = True
+) -> FastPath | None:
+    """The fast path for this version and --type, for JSONL lines or for whole .json documents:
+    once per process (forked workers inherit it), from the cache, or built when ``build`` (worth
+    its second of compiling on big inputs)."""
+    if forced is not None:
+        lines = True  # one type: the same expression serves both
+    key = (version, forced, lines)
     if key not in _FAST or (_FAST[key] is None and build):
         from ._fastpath import fast_path
 
         if forced is not None:
             _FAST[key] = fast_path(version, [forced], None, build)
         else:
-            _FAST[key] = fast_path(version, AUTO_FAST_TYPES, type_of_first_key, build)
+            types = AUTO_FAST_TYPES if lines else AUTO_FAST_DOCUMENT_TYPES
+            _FAST[key] = fast_path(version, types, type_of_first_key, build)
     return _FAST[key]
 
 
@@ -299,7 +308,11 @@ def judge_chunk(
 ) -> Verdict:
     """Judge every document of ``chunk``; with ``fast``, lines the fast path vouches for are
     valid without further work."""
-    path = fast_path_for(version, forced) if fast and not strict and chunk.lines else None
+    path = fast_path_for(version, forced, lines=chunk.lines) if fast and not strict else None
+    if path is not None and not chunk.lines:
+        if path.vouches(chunk.data):
+            return Verdict(1, 0, chunk.size, [])
+        path = None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
     records: list[Record] = []
     invalid = 0
@@ -455,10 +468,7 @@ def parallel_lines(
     """
     import pickle
 
-    if not hasattr(os, "fork"):  # e.g. Windows: a process pool over the file's blocks
-        yield from run_chunks(read_chunks(name), version, forced, strict, jobs)
-        return
-    prepare(version, forced, strict)
+    prepare(version, forced, strict, (True,))
     total = os.path.getsize(name)
     # 1 MB ranges: the last one to finish keeps the others idle for little time (4 MB ranges
     # cost --jobs 2 about a tenth of its speed-up on 100 MB); at most 4096 ranges: their numbers
@@ -513,37 +523,87 @@ def parallel_lines(
         yield replace(verdict, records=records)
 
 
-def run_chunks(
-    chunks: Iterable[Chunk], version: str, forced: str | None, strict: bool, jobs: int
-) -> Iterator[Verdict]:
-    """Judge chunks in order, in ``jobs`` processes; at most 2 x jobs chunks are in flight."""
+def judge_files(
+    names: Iterable[str], version: str, forced: str | None, strict: bool, jobs: int
+) -> Iterator[Verdict | InputError | None]:
+    """Judge files in order: None as a file starts, then a verdict for each of its chunks in
+    order, or the InputError that ends it. With ``jobs`` > 1, a plain JSONL file is split by byte
+    ranges across processes (``parallel_lines``); the chunks of all other files share one process
+    pool, so a folder of many small session files keeps every process busy (a pool per file
+    would not)."""
     if jobs <= 1:
-        for chunk in chunks:
-            yield judge_chunk(chunk, version, forced, strict)
+        for name in names:
+            yield None
+            try:
+                for chunk in read_chunks(name):
+                    yield judge_chunk(chunk, version, forced, strict)
+            except InputError as error:
+                yield error
         return
+    from collections import deque
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    prepare(version, forced, strict)
-    pending: list[Future[Verdict]] = []
-    with ProcessPoolExecutor(max_workers=jobs) as executor:
-        try:
-            for chunk in chunks:
-                pending.append(executor.submit(judge_chunk, chunk, version, forced, strict))
-                while len(pending) >= 2 * jobs:
-                    yield pending.pop(0).result()
-            for future in pending:
-                yield future.result()
-        finally:
+    executor: ProcessPoolExecutor | None = None
+    pending: deque[Future[Verdict] | InputError | None] = deque()
+    in_flight = 0
+
+    def settled() -> Verdict | InputError | None:
+        nonlocal in_flight
+        outcome = pending.popleft()
+        if isinstance(outcome, Future):
+            in_flight -= 1
+            return outcome.result()
+        return outcome
+
+    def by_ranges(name: str) -> bool:
+        return hasattr(os, "fork") and name != "-" and name.endswith(LINES_SUFFIXES)
+
+    names = list(names)
+    # what the pool's files hold: JSONL lines, whole documents (stdin and the like: lines)
+    pool_kinds = {
+        not name.removesuffix(".gz").endswith(JSON_SUFFIXES)
+        for name in names
+        if not by_ranges(name)
+    }
+    try:
+        for name in names:
+            if by_ranges(name):
+                while pending:  # what was read before comes first
+                    yield settled()
+                yield None
+                try:
+                    yield from parallel_lines(name, version, forced, strict, jobs)
+                except InputError as error:
+                    yield error
+                continue
+            if executor is None:
+                prepare(version, forced, strict, tuple(pool_kinds))
+                executor = ProcessPoolExecutor(max_workers=jobs)
+            pending.append(None)
+            try:
+                for chunk in read_chunks(name):
+                    pending.append(executor.submit(judge_chunk, chunk, version, forced, strict))
+                    in_flight += 1
+                    while in_flight >= 2 * jobs:
+                        yield settled()
+            except InputError as error:
+                pending.append(error)
+        while pending:
+            yield settled()
+    finally:
+        if executor is not None:
             executor.shutdown(cancel_futures=True)
 
 
-def prepare(version: str, forced: str | None, strict: bool) -> None:
-    """Build the fast path and the validators before worker processes fork, so that each
-    inherits them built."""
+def prepare(
+    version: str, forced: str | None, strict: bool, kinds: tuple[bool, ...] = (True, False)
+) -> None:
+    """Build the fast paths (``kinds``: for lines, for whole documents) and, when some are
+    missing, the validators, before worker processes fork, so that each inherits them built."""
     import gc
 
-    if strict or fast_path_for(version, forced) is None:
-        # many lines need loads; else few, if any, do and a worker builds its validator then
+    if strict or any(fast_path_for(version, forced, lines=lines) is None for lines in kinds):
+        # many documents need loads; else few, if any, do and a worker builds its validator then
         from phi_wire._codec import adapter
 
         wire = wire_module(version)

@@ -1,7 +1,8 @@
 """Benchmark ``phi-wire validate`` against ``json.loads`` per line, its --jobs scaling, its memory
 and its start-up, side by side in one run.
 
-    python tools/bench_validate.py [--size-mb 100] [--big-mb 1000] [--repeat 5] [--workdir DIR]
+    python tools/bench_validate.py [--size-mb 100] [--big-mb 1000] [--sessions-mb 20]
+                                   [--repeat 5] [--workdir DIR]
 
 It writes its own input: JSONL of realistic AgentEvents and AgentMessages (the events of
 phi-core's recorded main session and the messages they carry, with loop ids varied), ``--size-mb``
@@ -12,9 +13,10 @@ machine. For the command it reports two rates: by wall time (interpreter start-u
 included) and by the time the command itself reports (reading and judging). The fast path's
 compiled code is cached (see tools/_fastpath.py): the first, cold run, which builds it, is
 reported on its own; the rounds use the cache, as every later run on a machine does. Start-up is
-timed on the sample files in examples/ (a JSONL the fast path can vouch for, a pretty session it
-cannot), with and without the cache; the exact path (``loads`` per line, what judges every line
-the fast path does not vouch for) is timed in-process on the 10 MB input.
+timed on the sample files in examples/ (a JSONL log and a pretty session), with and without the
+cache. A folder of pretty session files (``--sessions-mb``, copies of phi-core's recorded ones) is
+timed like the JSONL, against ``json.loads`` per file. The exact path (``loads`` per line, what
+judges every line the fast path does not vouch for) is timed in-process on the 10 MB input.
 """
 
 from __future__ import annotations
@@ -131,6 +133,9 @@ def main() -> None:
     parser.add_argument("--size-mb", type=int, default=100)
     parser.add_argument("--big-mb", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--sessions-mb", type=int, default=20, help="size of the folder of pretty session files"
+    )
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
         "--workdir", type=Path, default=None, help="where the inputs go (created; default: TMPDIR)"
@@ -152,11 +157,65 @@ def main() -> None:
         print(f"input: {size:.0f} MB, {documents} documents (AgentEvents and AgentMessages)")
         cold = Run(*common, "--jobs", "1", str(data))
         print(rate_line("validate, cold (builds its cache)", cold.wall, size, documents))
+        measure_sessions(common, work, args.fixtures, args.sessions_mb, args.repeat)
         # Before the big input: writing 1 GB evicts the interpreter's files from the page cache.
         measure_startup(common, work / "cache")
         measure_throughput(common, data, size, documents, args.repeat)
         data.unlink()
         measure_memory(common, work, lines, args.big_mb, args.version)
+
+
+def write_sessions(folder: Path, fixtures: Path, megabytes: int) -> tuple[int, float]:
+    """Copies of phi-core's recorded session files (pretty, as save_session writes them), each
+    with its own session id, until the folder holds ``megabytes``: (files, MB)."""
+    sources = sorted((fixtures / "phi-core" / "0.8.0" / "sessions").glob("*.json"))
+    folder.mkdir()
+    written = files = 0
+    while written < megabytes * 1_000_000:
+        source = json.loads(sources[files % len(sources)].read_bytes())["session_id"]
+        text = sources[files % len(sources)].read_text(encoding="utf-8")
+        text = text.replace(source, f"{source[:-8]}{files:08x}")
+        (folder / f"session-{files:05}.json").write_text(text, encoding="utf-8")
+        written += len(text.encode())
+        files += 1
+    return files, written / 1e6
+
+
+def measure_sessions(
+    common: tuple[str, ...], work: Path, fixtures: Path, megabytes: int, repeat: int
+) -> None:
+    """A folder of pretty session files: json.loads per file against the command with 1 and 2
+    jobs, in interleaved rounds, after a cold run that builds the cache for whole documents."""
+    folder = work / "sessions"
+    files, size = write_sessions(folder, fixtures, megabytes)
+    paths = sorted(folder.iterdir())
+    cold = Run(*common, "--jobs", "1", str(folder))
+    print(f"sessions: {files} pretty session files, {size:.0f} MB")
+    print(rate_line("validate, cold (builds its cache)", cold.wall, size, files))
+    loads: list[float] = []
+    runs: dict[str, list[Run]] = {"1": [], "2": []}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for path in paths:
+            json.loads(path.read_bytes())
+        loads.append(time.perf_counter() - start)
+        for jobs in runs:
+            runs[jobs].append(Run(*common, "--jobs", jobs, str(folder)))
+    base = statistics.median(loads)
+    print(f"  medians of {repeat} rounds:")
+    print(rate_line("json.loads per file (in-process)", base, size, files))
+    for jobs in runs:
+        wall = statistics.median(r.wall for r in runs[jobs])
+        inner = statistics.median(r.reported for r in runs[jobs])
+        print(rate_line(f"validate --jobs {jobs}, wall", wall, size, files))
+        print(rate_line(f"validate --jobs {jobs}, reported", inner, size, files))
+    start = time.perf_counter()
+    Run(*common, "--jobs", "1", "--strict", str(folder))  # --strict: every file by loads
+    print(
+        rate_line(
+            "validate --strict (no fast path), wall", time.perf_counter() - start, size, files
+        )
+    )
 
 
 def measure_startup(common: tuple[str, ...], cache: Path) -> None:

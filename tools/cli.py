@@ -18,11 +18,12 @@ ExtensionMessage alike); anything else is judged as an AgentEvent. For documents
 writes them the first key decides (``type``, ``content``/``role``, ``sequence``, ``turn_id``,
 ``loop_id``, ``session_id``), without parsing the document twice.
 
-Speed: JSONL lines in the form phi-core writes are vouched for by one regular expression compiled
-from the models (``_fastpath``); everything else, and every document under ``--strict``, is judged
-by ``loads``. The compiled expression is cached in ``$PHI_WIRE_CACHE_DIR`` (default
-``~/.cache/phi-wire``; empty: no cache); when it is not cached yet, inputs of 16 MB and more build
-it (about a second), smaller ones are judged by ``loads`` alone.
+Speed: JSONL lines and session files in the form phi-core writes are vouched for by a regular
+expression compiled from the models (``_fastpath``; one for lines, one for whole documents);
+everything else, and every document under ``--strict``, is judged by ``loads``. The compiled
+expressions are cached in ``$PHI_WIRE_CACHE_DIR`` (default ``~/.cache/phi-wire``; empty: no
+cache); when one is not cached yet, 16 MB and more of its kind of input build it (about a second),
+less is judged by ``loads`` alone.
 """
 
 from __future__ import annotations
@@ -32,21 +33,18 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ._validate import (
-    LINES_SUFFIXES,
+    JSON_SUFFIXES,
     InputError,
     Record,
     Tally,
-    Verdict,
     default_jobs,
     fast_path_for,
     find_files,
-    parallel_lines,
-    read_chunks,
-    run_chunks,
+    judge_files,
     wire_module,
 )
 
@@ -108,6 +106,21 @@ def _total_size(names: list[str]) -> int:
     return sum(_input_size(name) for name in names if name != "-")
 
 
+def prepare_fast_paths(version: str, forced: str | None, names: list[str]) -> None:
+    """Load the fast paths the inputs need from the cache, or build one when its inputs are worth
+    a second of compiling: one for JSONL lines, one for whole .json documents (one with --type)."""
+    sizes = {True: 0, False: 0}  # lines or not: bytes
+    for name in names:
+        if name != "-":
+            sizes[not name.removesuffix(".gz").endswith(JSON_SUFFIXES)] += _input_size(name)
+    if forced is not None:
+        fast_path_for(version, forced, build=sum(sizes.values()) >= FAST_BUILD_MIN_BYTES)
+        return
+    for lines, size in sizes.items():
+        if size:
+            fast_path_for(version, None, build=size >= FAST_BUILD_MIN_BYTES, lines=lines)
+
+
 def run_validate(args: argparse.Namespace) -> int:
     version = checked_version(args.version)
     if args.type is not None and not hasattr(wire_module(version), args.type):
@@ -117,33 +130,32 @@ def run_validate(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     names = list(find_files(args.paths))
     total = _total_size(names)
-    if not args.strict:  # from the cache, or built when the input is worth a second of compiling
-        fast_path_for(version, args.type, build=total >= FAST_BUILD_MIN_BYTES)
+    if not args.strict:
+        prepare_fast_paths(version, args.type, names)
     tally = Tally()
     progress = Progress(total, sys.stderr, not args.quiet)
     reported = 0
     stopped = False
-    for name in names:
-        tally.files += 1
-        try:
-            for verdict in judged(name, version, args):
-                tally.documents += verdict.documents
-                tally.invalid += verdict.invalid
-                tally.bytes += verdict.size
-                progress.advance(verdict.size)
-                for record in verdict.records:
-                    if record.unreadable:
-                        tally.input_errors.append(record.text())
-                    if args.max_errors is not None and reported >= args.max_errors:
-                        stopped = True
-                        break
-                    emit(record, args.format)
-                    reported += 1
-                if stopped:
-                    break
-        except InputError as error:
-            tally.input_errors.append(str(error))
-            print(f"phi-wire: {error}", file=sys.stderr)
+    for outcome in judge_files(names, version, args.type, args.strict, args.jobs):
+        if outcome is None:  # a file starts
+            tally.files += 1
+            continue
+        if isinstance(outcome, InputError):
+            tally.input_errors.append(str(outcome))
+            print(f"phi-wire: {outcome}", file=sys.stderr)
+            continue
+        tally.documents += outcome.documents
+        tally.invalid += outcome.invalid
+        tally.bytes += outcome.size
+        progress.advance(outcome.size)
+        for record in outcome.records:
+            if record.unreadable:
+                tally.input_errors.append(record.text())
+            if args.max_errors is not None and reported >= args.max_errors:
+                stopped = True
+                break
+            emit(record, args.format)
+            reported += 1
         if stopped:
             break
     progress.close()
@@ -151,15 +163,6 @@ def run_validate(args: argparse.Namespace) -> int:
     if tally.input_errors:
         return 2
     return 1 if tally.invalid else 0
-
-
-def judged(name: str, version: str, args: argparse.Namespace) -> Iterator[Verdict]:
-    """The verdicts on one file: plain JSONL files with --jobs > 1 are split by byte ranges
-    across processes; everything else streams through ``read_chunks``."""
-    plain_lines = name != "-" and name.endswith(LINES_SUFFIXES)
-    if args.jobs > 1 and plain_lines:
-        return parallel_lines(name, version, args.type, args.strict, args.jobs)
-    return run_chunks(read_chunks(name), version, args.type, args.strict, args.jobs)
 
 
 def emit(record: Record, fmt: str) -> None:
