@@ -266,6 +266,26 @@ def test_jobs_give_the_same_report_over_a_folder_of_files(
         line.split(":")[0] for line in single[1]
     )
     assert report(capsys, "--jobs", "2", str(folder)) == single
+    # stdin among the files: only this process reads it, its chunks still go to the pool
+    command = [sys.executable, "-m", "phi_wire.tools.cli", "validate", "--version", "0.8"]
+    piped = f"{EVENT}\n{{}}\n".encode()
+    outputs = []
+    for jobs in ("1", "2"):
+        arguments = [
+            *command,
+            "--jobs",
+            jobs,
+            str(folder / "00.json"),
+            "-",
+            str(folder / "04.json"),
+        ]
+        result = subprocess.run(arguments, input=piped, capture_output=True, check=False)
+        outputs.append((result.returncode, result.stdout.splitlines()[:-1], result.stderr))
+    assert outputs[0] == outputs[1] and outputs[0][0] == 1
+    assert [line.split(b":")[0] for line in outputs[0][1]] == [
+        b"-",
+        str(folder / "04.json").encode(),
+    ]
 
 
 def test_the_document_fast_path_gives_the_same_report_as_loads_alone(

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ._locate import line_of
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ._fastpath import FastPath
 
 __all__ = [
@@ -131,6 +133,10 @@ class Verdict:
     invalid: int
     size: int
     records: list[Record]
+
+
+Outcome = Verdict | InputError
+"""What judging yields per chunk: a verdict, or the error that stops reading a file."""
 
 
 def wire_module(version: str) -> ModuleType:
@@ -523,73 +529,123 @@ def parallel_lines(
         yield replace(verdict, records=records)
 
 
+def _streamed(name: str, version: str, forced: str | None, strict: bool) -> Iterator[Outcome]:
+    """The verdicts on one file, chunk by chunk, ending with the InputError that stops it."""
+    try:
+        for chunk in read_chunks(name):
+            yield judge_chunk(chunk, version, forced, strict)
+    except InputError as error:
+        yield error
+
+
+def judge_batch(
+    names: Sequence[str], version: str, forced: str | None, strict: bool
+) -> list[Outcome | None]:
+    """A pool worker's task: whole files, which the worker reads itself (the parent ships names,
+    not data), as ``judge_files`` reports them."""
+    outcomes: list[Outcome | None] = []
+    for name in names:
+        outcomes.append(None)
+        outcomes += _streamed(name, version, forced, strict)
+    return outcomes
+
+
+def judge_chunk_task(
+    chunk: Chunk, version: str, forced: str | None, strict: bool
+) -> list[Outcome | None]:
+    """A pool worker's task for a chunk only the parent can read (stdin)."""
+    return [judge_chunk(chunk, version, forced, strict)]
+
+
+def _settled(outcomes: list[Outcome | None]) -> Future[list[Outcome | None]]:
+    """Outcomes known already, queued among the pool's tasks to keep their order."""
+    from concurrent.futures import Future
+
+    done: Future[list[Outcome | None]] = Future()
+    done.set_result(outcomes)
+    return done
+
+
 def judge_files(
     names: Iterable[str], version: str, forced: str | None, strict: bool, jobs: int
-) -> Iterator[Verdict | InputError | None]:
+) -> Iterator[Outcome | None]:
     """Judge files in order: None as a file starts, then a verdict for each of its chunks in
-    order, or the InputError that ends it. With ``jobs`` > 1, a plain JSONL file is split by byte
-    ranges across processes (``parallel_lines``); the chunks of all other files share one process
-    pool, so a folder of many small session files keeps every process busy (a pool per file
-    would not)."""
+    order, or the InputError that ends it.
+
+    With ``jobs`` > 1, a plain JSONL file is split by byte ranges across processes
+    (``parallel_lines``); the other files go to one process pool they all share, in batches of
+    about ``RANGE_BYTES`` (a pool per file, or a task per small file, kept the processes waiting
+    on each other: a task costs the pool about a millisecond); stdin, which only this process can
+    read, goes to the pool chunk by chunk.
+    """
     if jobs <= 1:
         for name in names:
             yield None
-            try:
-                for chunk in read_chunks(name):
-                    yield judge_chunk(chunk, version, forced, strict)
-            except InputError as error:
-                yield error
+            yield from _streamed(name, version, forced, strict)
         return
     from collections import deque
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    executor: ProcessPoolExecutor | None = None
-    pending: deque[Future[Verdict] | InputError | None] = deque()
-    in_flight = 0
-
-    def settled() -> Verdict | InputError | None:
-        nonlocal in_flight
-        outcome = pending.popleft()
-        if isinstance(outcome, Future):
-            in_flight -= 1
-            return outcome.result()
-        return outcome
-
-    def by_ranges(name: str) -> bool:
-        return hasattr(os, "fork") and name != "-" and name.endswith(LINES_SUFFIXES)
+    from concurrent.futures import ProcessPoolExecutor
 
     names = list(names)
-    # what the pool's files hold: JSONL lines, whole documents (stdin and the like: lines)
-    pool_kinds = {
-        not name.removesuffix(".gz").endswith(JSON_SUFFIXES)
+    by_ranges = {
+        name
         for name in names
-        if not by_ranges(name)
+        if hasattr(os, "fork") and name != "-" and name.endswith(LINES_SUFFIXES)
     }
+    # what the pool's files hold: JSONL lines or whole documents (stdin and the like: lines)
+    kinds = {not name.removesuffix(".gz").endswith(JSON_SUFFIXES) for name in names}
+    executor: ProcessPoolExecutor | None = None
+    pending: deque[Future[list[Outcome | None]]] = deque()
+    batch: list[str] = []
+    batch_bytes = 0
+
+    def pool() -> ProcessPoolExecutor:
+        nonlocal executor
+        if executor is None:
+            prepare(version, forced, strict, tuple(kinds))
+            executor = ProcessPoolExecutor(max_workers=jobs)
+        return executor
+
+    def queued(task: Future[list[Outcome | None]]) -> Iterator[Outcome | None]:
+        pending.append(task)
+        while len(pending) > 2 * jobs:
+            yield from pending.popleft().result()
+
+    def flushed() -> Iterator[Outcome | None]:
+        nonlocal batch, batch_bytes
+        if batch:
+            yield from queued(pool().submit(judge_batch, batch, version, forced, strict))
+            batch, batch_bytes = [], 0
+
     try:
         for name in names:
-            if by_ranges(name):
-                while pending:  # what was read before comes first
-                    yield settled()
+            if name in by_ranges or name == "-":
+                yield from flushed()
+            if name in by_ranges:
+                while pending:  # the files before it come first
+                    yield from pending.popleft().result()
                 yield None
                 try:
                     yield from parallel_lines(name, version, forced, strict, jobs)
                 except InputError as error:
                     yield error
-                continue
-            if executor is None:
-                prepare(version, forced, strict, tuple(pool_kinds))
-                executor = ProcessPoolExecutor(max_workers=jobs)
-            pending.append(None)
-            try:
-                for chunk in read_chunks(name):
-                    pending.append(executor.submit(judge_chunk, chunk, version, forced, strict))
-                    in_flight += 1
-                    while in_flight >= 2 * jobs:
-                        yield settled()
-            except InputError as error:
-                pending.append(error)
+            elif name == "-":
+                pending.append(_settled([None]))
+                try:
+                    for chunk in read_chunks(name):
+                        task = pool().submit(judge_chunk_task, chunk, version, forced, strict)
+                        yield from queued(task)
+                except InputError as error:
+                    pending.append(_settled([error]))
+            else:
+                batch.append(name)
+                with suppress(OSError):  # an unreadable file: its task reports it
+                    batch_bytes += os.path.getsize(name)
+                if batch_bytes >= RANGE_BYTES:
+                    yield from flushed()
+        yield from flushed()
         while pending:
-            yield settled()
+            yield from pending.popleft().result()
     finally:
         if executor is not None:
             executor.shutdown(cancel_futures=True)
