@@ -375,6 +375,10 @@ def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path)
         "status = main(['validate', '--quiet', '--version', '0.10', sys.argv[1]])\n"
         "assert status == 0, status\n"
         "assert 'pydantic' not in sys.modules, 'a cached run imported pydantic'\n"
+        "if sys.argv[1].endswith('.jsonl'):  # split by byte ranges, no process pool\n"
+        "    status = main(['validate', '--quiet', '--jobs', '2', sys.argv[1]])\n"
+        "    assert status == 0, status\n"
+        "    assert 'multiprocessing' not in sys.modules, 'byte ranges imported a process pool'\n"
     )
     subprocess.run([sys.executable, "-c", code, str(sample)], check=True)
     # and a pretty session file, by the path for whole documents

