@@ -25,11 +25,9 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["FastPath", "Unsupported", "compact", "fast_path", "type_pattern"]
 
@@ -214,8 +212,7 @@ def _literal(value: Any) -> Seq:
     raise Unsupported(f"literal {value!r}")
 
 
-@dataclass(frozen=True)
-class _Member:
+class _Member(NamedTuple):
     key: str
     value: Seq
     required: bool
@@ -619,6 +616,8 @@ def _compile(pattern: bytes, path: Path | None) -> re.Pattern[bytes]:
 
 def _write(path: Path, data: bytes) -> None:
     """Write through a temporary file and a rename; a cache that cannot be written is skipped."""
+    import tempfile  # only here: a run that loads the cache does not pay for its import
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", delete=False) as out:
