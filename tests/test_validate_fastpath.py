@@ -247,12 +247,40 @@ def spread(document: bytes) -> bytes:
         (b"  \n", b""),
     ],
 )
-def test_compacting_never_joins_two_tokens(document: bytes, compacted: bytes | None) -> None:
+@pytest.mark.parametrize("piece_bytes", [_fastpath.PIECE_BYTES, 1])
+def test_compacting_never_joins_two_tokens(
+    document: bytes, compacted: bytes | None, piece_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also with a piece cut at every newline: the pieces of a big document are compacted apart."""
+    monkeypatch.setattr(_fastpath, "PIECE_BYTES", piece_bytes)
     assert _fastpath.compact(document) == compacted
 
 
+@pytest.mark.parametrize(
+    ("document", "compacted"),
+    [
+        (b"[1,\n2,\n3]", b"[1,2,3]"),
+        (b'{"a":\n"b"\n}', b'{"a":"b"}'),
+        (b"[1\n,2]", b"[1,2]"),
+        (b"[1\n2]", None),  # two words either side of the cut
+        (b"[true\n  null]", None),
+        (b'["a\nb"]', None),  # a raw newline cuts the string: not JSON
+        (b'["a\\\nb"]', None),  # nor after a backslash
+    ],
+)
+def test_pieces_cut_at_a_newline_join_only_whole_tokens(
+    document: bytes, compacted: bytes | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_fastpath, "PIECE_BYTES", 1)
+    assert _fastpath.compact(document) == compacted
+
+
+@pytest.mark.parametrize("piece_bytes", [_fastpath.PIECE_BYTES, 256])
 @pytest.mark.parametrize("release", VERSIONS)
-def test_session_files_take_the_document_fast_path(release: str) -> None:
+def test_session_files_take_the_document_fast_path(
+    release: str, piece_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_fastpath, "PIECE_BYTES", piece_bytes)
     version = VERSIONS[release]
     sessions = sorted((fixtures_root() / "phi-core" / release / "sessions").glob("*.json"))
     assert sessions
@@ -281,7 +309,11 @@ def test_pretty_documents_agree_with_loads_over_the_corpus(release: str) -> None
     assert vouched > 300
 
 
-def test_no_corruption_of_a_pretty_session_is_vouched_for_when_loads_rejects_it() -> None:
+@pytest.mark.parametrize("piece_bytes", [_fastpath.PIECE_BYTES, 64])
+def test_no_corruption_of_a_pretty_session_is_vouched_for_when_loads_rejects_it(
+    piece_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_fastpath, "PIECE_BYTES", piece_bytes)
     rng = random.Random(20261123)
     session = fixtures_root() / "phi-core" / "0.8.0" / "sessions" / "session.main.json"
     document = session.read_bytes()

@@ -2,7 +2,7 @@
 and its start-up, side by side in one run.
 
     python tools/bench_validate.py [--size-mb 100] [--big-mb 1000] [--sessions-mb 20]
-                                   [--repeat 5] [--workdir DIR]
+                                   [--session-mb 100] [--repeat 5] [--workdir DIR]
 
 It writes its own input: JSONL of realistic AgentEvents and AgentMessages (the events of
 phi-core's recorded main session and the messages they carry, with loop ids varied), ``--size-mb``
@@ -15,8 +15,10 @@ compiled code is cached (see tools/_fastpath.py): the first, cold run, which bui
 reported on its own; the rounds use the cache, as every later run on a machine does. Start-up is
 timed on the sample files in examples/ (a JSONL log and a pretty session), with and without the
 cache. A folder of pretty session files (``--sessions-mb``, copies of phi-core's recorded ones) is
-timed like the JSONL, against ``json.loads`` per file. The exact path (``loads`` per line, what
-judges every line the fast path does not vouch for) is timed in-process on the 10 MB input.
+timed like the JSONL, against ``json.loads`` per file, and one big pretty session
+(``--session-mb``, the recorded session's loops repeated) for its time and peak RSS. The exact
+path (``loads`` per line, what judges every line the fast path does not vouch for) is timed
+in-process on the 10 MB input.
 """
 
 from __future__ import annotations
@@ -32,11 +34,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Peak RSS from VmHWM, this process's own memory: Linux carries ru_maxrss over exec, so after a
+# vfork it starts at the benchmark's own peak (which a big json.loads here raises to a gigabyte).
 RSS_PROBE = (
-    "import resource, sys\n"
+    "import re, sys\n"
     "from phi_wire.tools.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "print('maxrss_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "with open('/proc/self/status') as status:\n"
+    "    peak = re.search(r'VmHWM:\\s*(\\d+)', status.read())\n"
+    "print('maxrss_kb', peak.group(1) if peak else 0, file=sys.stderr)\n"
     "raise SystemExit(code)\n"
 )
 
@@ -136,6 +142,9 @@ def main() -> None:
     parser.add_argument(
         "--sessions-mb", type=int, default=20, help="size of the folder of pretty session files"
     )
+    parser.add_argument(
+        "--session-mb", type=int, default=100, help="size of the one big pretty session file"
+    )
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
         "--workdir", type=Path, default=None, help="where the inputs go (created; default: TMPDIR)"
@@ -163,6 +172,7 @@ def main() -> None:
         measure_throughput(common, data, size, documents, args.repeat)
         data.unlink()
         measure_memory(common, work, lines, args.big_mb, args.version)
+        measure_big_session(common, work, args.fixtures, args.session_mb)
 
 
 def write_sessions(folder: Path, fixtures: Path, megabytes: int) -> tuple[int, float]:
@@ -216,6 +226,34 @@ def measure_sessions(
             "validate --strict (no fast path), wall", time.perf_counter() - start, size, files
         )
     )
+
+
+def measure_big_session(
+    common: tuple[str, ...], work: Path, fixtures: Path, megabytes: int
+) -> None:
+    """One pretty session of ``megabytes`` (the recorded session's loops repeated): json.loads
+    in-process, the command (after a run that makes sure its cache is built) and the command
+    under --strict, each with its peak RSS."""
+    source = fixtures / "phi-core" / "0.8.0" / "sessions" / "session.main.json"
+    session = json.loads(source.read_bytes())
+    loops = session["loops"]
+    copies = max(1, megabytes * 1_000_000 // len(json.dumps(loops, indent=2).encode()))
+    session["loops"] = loops * copies
+    path = work / "big-session.json"
+    path.write_text(json.dumps(session, indent=2, ensure_ascii=False), encoding="utf-8")
+    size = path.stat().st_size / 1e6
+    start = time.perf_counter()
+    json.loads(path.read_bytes())
+    print(f"one pretty session of {size:.0f} MB ({len(session['loops'])} loops):")
+    print(f"  json.loads (in-process)  {time.perf_counter() - start:6.2f} s")
+    Run(*common, str(path))  # builds the cache for whole documents if the folder was too small
+    for label, extra in (("validate", ()), ("validate --strict", ("--strict",))):
+        run = Run(*common, *extra, str(path))
+        print(
+            f"  {label:24s} {run.wall:6.2f} s wall, {size / run.wall:5.1f} MB/s, "
+            f"peak RSS {run.rss_kb / 1024:.0f} MB"
+        )
+    path.unlink()
 
 
 def measure_startup(common: tuple[str, ...], cache: Path) -> None:
