@@ -464,14 +464,15 @@ class FastPath:
 
 _STRINGS = re.compile(rb'("[^"\\]*+(?:\\[\s\S][^"\\]*+)*+")')
 _BLANKS = b" \t\n\r"
+_STRUCTURAL = b"{}[],:"
 # Between strings, keep only the words (numbers, literals): structural characters and the NUL
 # standing for a string become spaces; blanks too, or are deleted.
-_WORDS_APART = bytes.maketrans(b"{}[],:\0\t\n\r", b" " * 10)
-_WORDS_JOINED = bytes.maketrans(b"{}[],:\0", b" " * 7)
+_WORDS_APART = bytes.maketrans(_STRUCTURAL + b"\0\t\n\r", b" " * 10)
+_WORDS_JOINED = bytes.maketrans(_STRUCTURAL + b"\0", b" " * 7)
 # A document is compacted a piece at a time, each piece ending at a newline: splitting makes an
 # object per string, some ten times the bytes, so a 100 MB session in one piece peaked over 1 GB.
 PIECE_BYTES = 1 << 20
-_NOT_WORD = frozenset(b'{}[],:"')
+_NOT_WORD = frozenset(_STRUCTURAL + b'"')
 
 
 def compact(document: bytes) -> bytearray | None:
