@@ -42,7 +42,9 @@ RSS_PROBE = (
     "code = main(sys.argv[1:])\n"
     "with open('/proc/self/status') as status:\n"
     "    peak = re.search(r'VmHWM:\\s*(\\d+)', status.read())\n"
-    "print('maxrss_kb', peak.group(1) if peak else 0, file=sys.stderr)\n"
+    "if peak is None:\n"
+    "    raise SystemExit('no VmHWM in /proc/self/status: peak RSS cannot be read')\n"
+    "print('peak_rss_kb', peak.group(1), file=sys.stderr)\n"
     "raise SystemExit(code)\n"
 )
 
@@ -121,7 +123,7 @@ class Run:
                 f"phi-wire validate failed ({result.returncode}): "
                 f"{result.stdout[-500:]}{result.stderr[-500:]}"
             )
-        self.rss_kb = int(result.stderr.split("maxrss_kb")[-1].split()[0])
+        self.rss_kb = int(result.stderr.split("peak_rss_kb")[-1].split()[0])
         summary = json.loads(result.stdout.strip().splitlines()[-1])["summary"]
         self.reported = float(summary["elapsed_s"])
         self.documents = int(summary["documents"])
