@@ -1,12 +1,17 @@
 # Two commands do all set-up on a fresh machine (Python 3.11+ with venv):
 #   make demo   - validate the bundled sample data with the phi-wire command line
-#   make test   - run the test suite (reads the phi-core corpus from ../shared/fixtures)
+#   make test   - build the wheel and sdist, install the wheel into a fresh venv, and run the test
+#                 suite against that installed package from outside the source tree
+# (reads the fixture corpus from ../shared/fixtures, or $PHI_WIRE_FIXTURES)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+DIST := build/dist
+TEST_VENV := build/test-venv
 
-.PHONY: demo test codegen
+.PHONY: demo test wheel codegen
 
+# The development environment: an editable install with the workshop's tools (codegen, mypy).
 $(BIN)/phi-wire: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -18,8 +23,21 @@ $(BIN)/phi-wire: pyproject.toml
 demo: $(BIN)/phi-wire
 	$(BIN)/phi-wire validate examples/
 
-test: $(BIN)/phi-wire
-	$(BIN)/python -m pytest -q
+# The sdist, and the wheel built from it (so the sdist is proven complete).
+wheel: $(BIN)/phi-wire
+	rm -rf $(DIST)
+	$(BIN)/python -m build --outdir $(DIST) . > build/wheel.log || (cat build/wheel.log; exit 1)
+	@ls $(DIST)
+
+test: wheel
+	rm -rf $(TEST_VENV)
+	$(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(TEST_VENV)/bin/python -m pip install --quiet "$$(ls $(DIST)/*.whl)[test]"
+	cd "$$(mktemp -d)" && PHI_WIRE_TEST_INSTALLED=1 \
+		PHI_WIRE_FIXTURES="$${PHI_WIRE_FIXTURES:-$(CURDIR)/../shared/fixtures}" \
+		"$(CURDIR)/$(TEST_VENV)/bin/python" -m pytest -q -c "$(CURDIR)/pyproject.toml" \
+		--rootdir "$(CURDIR)" "$(CURDIR)/tests"
 
 codegen: $(BIN)/phi-wire
 	tools/codegen

@@ -21,10 +21,11 @@ from typing import Any, TypeVar, cast, overload
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._duplicates import find_rejected_duplicate
-from ._errors import WireError, from_validation_error, json_syntax_error
+from ._error_translation import from_validation_error
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, too_deep
 from ._sequence import objects_from_sequences
+from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
 

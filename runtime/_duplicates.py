@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ._wire import LlmMessageBase
+from .pointer import join
 
 __all__ = ["Duplicate", "find_rejected_duplicate"]
 
@@ -27,10 +28,6 @@ class Duplicate:
 
 class _Pairs(list[tuple[str, Any]]):
     """A JSON object with its key/value pairs in document order, repeats kept."""
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def _walk(raw: Any, value: Any, pointer: str) -> Duplicate | None:
@@ -48,7 +45,7 @@ def _walk(raw: Any, value: Any, pointer: str) -> Duplicate | None:
             last[key] = item
         for key, name in wire_names.items():
             if key in last:
-                found = _walk(last[key], getattr(value, name), f"{pointer}/{_escape(key)}")
+                found = _walk(last[key], getattr(value, name), pointer + join(key))
                 if found is not None:
                     return found
         return None

@@ -18,21 +18,17 @@ src/provider/traits.rs, src/agent_loop/helpers.rs):
 
 Design: the classes here are base classes of the generated models (``base-class-map`` in
 pyproject.toml), so every parsed or built message has the methods. phi-core also hangs
-constructors on its *enums* (``Message::user``, ``LlmMessage::new``). In Python those names are
-``TypeAliasType`` unions, which refuse new attributes (under Python 3.15+ typing_extensions hands
-out the C implementation, which has no ``__dict__`` at all), so each version module replaces its
-public ``Message`` and ``LlmMessage`` with a ``WireUnion``: a stand-in that behaves as the alias
-wherever a type is expected (``loads(Message, ...)``, ``schema(Message)``, pydantic fields
-annotated ``Message | None``, ``__value__``) and also carries the constructors. Type checkers keep
-seeing the alias; typed code can call the same constructors on concrete classes
-(``UserMessage.user``, ``LlmUserMessage.new``, ``ExtensionMessage.new``).
+constructors on its *enums* (``Message::user``, ``LlmMessage::new``); in Python those names are
+type aliases of unions, which carry no methods, so the constructors are plain functions
+(``llm_message``, and each version module's ``user_message``) and classmethods of the concrete
+classes (``UserMessage.user``, ``ExtensionMessage.new``).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
@@ -45,10 +41,9 @@ __all__ = [
     "LlmMessageHelpers",
     "MessageHelpers",
     "UsageHelpers",
-    "WireUnion",
     "convert_to_llm",
-    "install",
     "is_context_overflow_message",
+    "llm_message",
     "now_ms",
 ]
 
@@ -177,23 +172,26 @@ class LlmMessageHelpers(LlmMessageBase):
 
     @classmethod
     def new(cls, message: MessageHelpers, turn_id: Any = None) -> LlmMessageHelpers:
-        """``LlmMessage::new`` (and ``From<Message> for AgentMessage``): a bare ``Message`` into
-        the LLM lane, of the variant matching its role whichever class this is called on.
-
-        Only a bare Message can: an ``ExtensionMessage`` (not a ``MessageHelpers``, so a type
-        checker rejects it too) or an LLM-lane message is refused with ``TypeError``.
-        """
-        if not isinstance(message, MessageHelpers) or isinstance(message, LlmMessageBase):
-            raise TypeError(
-                f"only a bare Message becomes an LlmMessage, not {type(message).__name__}"
-            )
-        fields = {name: getattr(message, name) for name in type(message).model_fields}
-        return _llm_variant(type(message)).model_validate({**fields, "turn_id": turn_id})
+        """``LlmMessage::new``: ``llm_message(message, turn_id)``, whichever variant this is."""
+        return llm_message(message, turn_id)
 
     @classmethod
     def with_turn(cls, message: MessageHelpers, turn_id: Any) -> LlmMessageHelpers:
         """``LlmMessage::with_turn(message, turn_id)``."""
-        return cls.new(message, turn_id)
+        return llm_message(message, turn_id)
+
+
+def llm_message(message: MessageHelpers, turn_id: Any = None) -> LlmMessageHelpers:
+    """``LlmMessage::new`` / ``with_turn`` (and ``From<Message> for AgentMessage``): a bare
+    ``Message`` into the LLM lane, as the variant matching its role, of its own version.
+
+    Only a bare Message can: an ``ExtensionMessage`` (not a ``MessageHelpers``, so a type checker
+    rejects it too) or an LLM-lane message is refused with ``TypeError``.
+    """
+    if not isinstance(message, MessageHelpers) or isinstance(message, LlmMessageBase):
+        raise TypeError(f"only a bare Message becomes an LlmMessage, not {type(message).__name__}")
+    fields = {name: getattr(message, name) for name in type(message).model_fields}
+    return _llm_variant(type(message)).model_validate({**fields, "turn_id": turn_id})
 
 
 class ExtensionHelpers(WireModel):
@@ -281,49 +279,3 @@ class UsageHelpers(WireModel):
 def convert_to_llm(messages: Iterable[Any]) -> list[MessageHelpers]:
     """phi-core's ``default_convert_to_llm``: the bare Messages of the LLM lane, in order."""
     return [message.as_llm() for message in messages if isinstance(message, LlmMessageHelpers)]
-
-
-class WireUnion:
-    """A public union type (``Message``, ``LlmMessage``) that also carries phi-core's constructors.
-
-    It stands in for the generated ``TypeAliasType``: pydantic builds the alias's schema for it
-    (``loads``, ``TypeAdapter``, model fields), ``X | None`` and ``list[X]`` work, and every other
-    attribute (``__value__``, ``__name__``...) is the alias's own.
-    """
-
-    def __init__(self, alias: Any, **constructors: Callable[..., Any]) -> None:
-        self.__dict__.update(constructors, _alias=alias)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["_alias"], name)
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
-        return handler(self._alias)
-
-    def __or__(self, other: Any) -> Any:
-        return self._alias | other
-
-    def __ror__(self, other: Any) -> Any:
-        return other | self._alias
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            f"{self._alias.__name__} is a union: build one of its variants, or use "
-            f"{', '.join(name for name in self.__dict__ if not name.startswith('_'))}"
-        )
-
-    def __repr__(self) -> str:
-        return str(self._alias.__name__)
-
-
-def install(namespace: dict[str, Any]) -> None:
-    """Give one version module's ``Message`` and ``LlmMessage`` phi-core's enum constructors:
-    ``Message.user(text)``, ``LlmMessage.new(message)``, ``LlmMessage.with_turn(message, id)``.
-
-    The aliases are replaced by ``WireUnion`` stand-ins; nothing is set on the aliases themselves.
-    """
-    llm = namespace["LlmUserMessage"]
-    namespace["Message"] = WireUnion(namespace["Message"], user=namespace["UserMessage"].user)
-    namespace["LlmMessage"] = WireUnion(
-        namespace["LlmMessage"], new=llm.new, with_turn=llm.with_turn
-    )

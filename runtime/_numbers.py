@@ -20,9 +20,17 @@ from __future__ import annotations
 
 import re
 
-from ._errors import json_syntax_error
+from .errors import json_syntax_error
 
-__all__ = ["NumberOutOfRange", "needs_rewrite", "rewrite_numbers", "serde_f64", "serde_number"]
+__all__ = [
+    "I64_MIN",
+    "U64_MAX",
+    "NumberOutOfRange",
+    "needs_rewrite",
+    "rewrite_numbers",
+    "serde_f64",
+    "serde_number",
+]
 
 U64_MAX = 2**64 - 1
 I64_MIN = -(2**63)

@@ -22,8 +22,9 @@ __all__ = ["load_schema_files", "schema_for", "schema_id_base"]
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def schema_id_base(version: str) -> str:
-    return f"https://phi-wire.dev/schemas/phi-core/{version}/"
+def schema_id_base(folder: str) -> str:
+    """The ``$id`` prefix of the files in ``schemas/<folder>`` (``phi-core/0.10``)."""
+    return f"https://phi-wire.dev/schemas/{folder}/"
 
 
 def _schema_root() -> Traversable:
@@ -37,12 +38,16 @@ def _schema_root() -> Traversable:
 
 
 @functools.cache
-def load_schema_files(version: str) -> dict[str, dict[str, Any]]:
-    """{file name: parsed schema} for one phi-core version, read from the installed package."""
-    folder = _schema_root().joinpath("phi-core", version)
+def load_schema_files(folder: str) -> dict[str, dict[str, Any]]:
+    """{file name: parsed schema} of ``schemas/<folder>`` (``phi-core/0.10``), read from the
+    installed package."""
+    directory = _schema_root()
+    for part in folder.split("/"):
+        # one part per call: a namespace package's MultiplexedPath takes one (Python 3.11)
+        directory = directory.joinpath(part)
     return {
         entry.name: json.loads(entry.read_text(encoding="utf-8"))
-        for entry in folder.iterdir()
+        for entry in directory.iterdir()
         if entry.name.endswith(".json")
     }
 
@@ -84,8 +89,8 @@ def _rewrite(node: Any, current: str, pending: list[tuple[str, str]]) -> Any:
 
 
 @functools.cache
-def _bundle(version: str, name: str) -> dict[str, Any]:
-    files = load_schema_files(version)
+def _bundle(folder: str, name: str) -> dict[str, Any]:
+    files = load_schema_files(folder)
     defs: dict[str, Any] = {}
     pending = [(_find(files, name), name)]
     while pending:
@@ -95,7 +100,7 @@ def _bundle(version: str, name: str) -> dict[str, Any]:
         defs[def_name] = _rewrite(files[file]["$defs"][def_name], file, pending)
     return {
         "$schema": _DRAFT,
-        "$id": f"{schema_id_base(version)}bundled/{name}.json",
+        "$id": f"{schema_id_base(folder)}bundled/{name}.json",
         "title": name,
         "description": defs[name].get("description", ""),
         "$ref": f"#/$defs/{name}",
@@ -103,9 +108,9 @@ def _bundle(version: str, name: str) -> dict[str, Any]:
     }
 
 
-def schema_for(version: str, tp: object) -> dict[str, Any]:
+def schema_for(folder: str, tp: object) -> dict[str, Any]:
     """The bundled schema of ``tp`` (a generated class or type alias, or its name)."""
     name = tp if isinstance(tp, str) else getattr(tp, "__name__", None)
     if not isinstance(name, str):
         raise TypeError(f"not a wire type: {tp!r}")
-    return copy.deepcopy(_bundle(version, name))
+    return copy.deepcopy(_bundle(folder, name))

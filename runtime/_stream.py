@@ -25,7 +25,6 @@ stream costs time linear in its length apart from copying that block's text into
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
@@ -33,7 +32,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ._helpers import LlmMessageHelpers, MessageHelpers, now_ms
+from ._helpers import LlmMessageHelpers, MessageHelpers, llm_message, now_ms
+from .formats import newest, version_of
 
 __all__ = [
     "AsyncStreamTranslation",
@@ -50,13 +50,11 @@ CANCELLED = "Cancelled"
 UNFINISHED = "provider stream ended without Done or Error"
 
 
-def wire_module(sample: Any = None) -> ModuleType:
+def version_module(sample: Any = None) -> ModuleType:
     """The version module (``phi_wire.v0_8``...) that ``sample``, a generated model, belongs
-    to; the newest when it is not one."""
-    module = getattr(type(sample), "__module__", "")
-    if module.startswith("phi_wire.generated.v"):
-        return importlib.import_module("phi_wire." + module.split(".")[2])
-    return importlib.import_module("phi_wire")
+    to; the newest phi-core version's when it is not one."""
+    entry = version_of(sample) if sample is not None else None
+    return (entry or newest()).load()
 
 
 @dataclass
@@ -80,7 +78,7 @@ class MessageAccumulator:
     """
 
     def __init__(self, *, model: str = "", wire: ModuleType | None = None) -> None:
-        self.wire = wire or wire_module()
+        self.wire = wire or version_module()
         self.model = model
         self.message: Any = None
         self.finished = False
@@ -111,7 +109,7 @@ class MessageAccumulator:
     def finish(self, message: Any) -> Any:
         """End with ``message``; a bare Message enters the LLM lane (``LlmMessage::new``)."""
         if isinstance(message, MessageHelpers) and not isinstance(message, LlmMessageHelpers):
-            message = self.wire.LlmMessage.new(message)
+            message = llm_message(message)
         self.message = message
         self.finished = True
         return message
@@ -327,7 +325,9 @@ class _Translation:
     def _state(self, sample: Any) -> _Translator:
         if self._translator is None:
             loop_id, model, wire, end_failed = self._options
-            self._translator = _Translator(wire or wire_module(sample), loop_id, model, end_failed)
+            self._translator = _Translator(
+                wire or version_module(sample), loop_id, model, end_failed
+            )
         return self._translator
 
     def _received(self, event: Any) -> list[Any]:

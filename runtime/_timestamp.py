@@ -18,6 +18,8 @@ from typing import Any
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
+from ._marks import CANONICAL_TIMESTAMP, fast_path_role
+
 __all__ = ["Timestamp"]
 
 _NANOS_PER_SECOND = 1_000_000_000
@@ -156,6 +158,7 @@ def normalize_timestamp(text: str) -> str:
     return _format(year, month, day, hms, nanos)
 
 
+@fast_path_role(CANONICAL_TIMESTAMP)  # its constructor is the validator
 class Timestamp(str):
     """A chrono ``DateTime<Utc>`` held as its canonical RFC 3339 text (nanoseconds kept).
 

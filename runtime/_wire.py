@@ -43,6 +43,8 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from ._marks import TRANSPARENT, fast_path_role
+from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
 
 __all__ = [
@@ -54,9 +56,6 @@ __all__ = [
     "WireModel",
     "sort_json",
 ]
-
-I64_MIN = -(2**63)
-U64_MAX = 2**64 - 1
 
 
 # --- serde_json::Value -------------------------------------------------------------------------
@@ -92,6 +91,7 @@ def _to_value_number(value: Any) -> Any:
     return value
 
 
+@fast_path_role(TRANSPARENT)  # JSON input comes back unchanged
 def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
     # JSON input has already been through the serde number pass of ``loads``; only values built
     # in Python can still hold integers that a Value cannot.
@@ -111,6 +111,7 @@ JsonValue = Annotated[
 # --- f32 ----------------------------------------------------------------------------------------
 
 
+@fast_path_role(TRANSPARENT)  # rounds, never raises
 def _to_f32(value: float) -> float:
     """Round to the nearest f32 and keep the shortest decimal that reads back as that f32.
 
@@ -183,6 +184,7 @@ class _SerdeFieldValidator(WrapValidator):
 def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
     """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped."""
 
+    @fast_path_role(TRANSPARENT)  # a default instead of an error: the inner schema is stricter
     def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         if value is None:
             return default()
@@ -197,6 +199,7 @@ def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
 def _null_as_default(default: Any) -> _SerdeFieldValidator:
     """``deserialize_null_default``: an explicit null reads as the field's default."""
 
+    @fast_path_role(TRANSPARENT)  # null read as the default: the inner schema is stricter
     def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         return handler(default if value is None else value)
 

@@ -42,7 +42,7 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from ._codec import dumps, loads
-from ._errors import WireError
+from .errors import WireError
 
 __all__ = [
     "DEFAULT_RETRY_MS",

@@ -1,13 +1,37 @@
-"""pytest set-up: make tests/ importable (``corpus``) and fail early when the corpus is missing."""
+"""pytest set-up: make tests/ importable (``corpus``), fail early when the corpus is missing, test
+the installed package when asked to, and run Hypothesis derandomized in CI.
+
+Hypothesis profiles: ``ci`` (derandomized: the same examples every run, so CI cannot fail by
+chance; no example database) is used when ``CI`` is set or ``make test`` runs; ``dev`` (random,
+explores more over time) otherwise. ``HYPOTHESIS_PROFILE`` picks one explicitly.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
+from hypothesis import settings
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus import fixtures_root
+from corpus import ROOT, fixtures_root
 
 # A missing corpus must stop the run, never turn the fixture tests into skips.
 fixtures_root()
+
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+settings.register_profile("dev", deadline=None)
+_IN_CI = bool(os.environ.get("CI")) or bool(os.environ.get("PHI_WIRE_TEST_INSTALLED"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _IN_CI else "dev"))
+
+if os.environ.get("PHI_WIRE_TEST_INSTALLED"):
+    # `make test` installs the wheel into a fresh venv: nothing may come from the source tree.
+    import phi_wire
+
+    _location = Path(phi_wire.__file__).resolve()
+    if any(folder in _location.parents for folder in (ROOT / "runtime", ROOT / "generated")):
+        raise RuntimeError(
+            f"phi_wire was imported from the source tree ({_location}), not the wheel"
+        )

@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource
 
-from phi_wire._schema import schema_for
+from phi_wire.formats import find
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "schemas" / "phi-core"
@@ -59,7 +59,7 @@ def file_validator(version: str, type_name: str) -> Draft202012Validator:
 @functools.cache
 def bundled_validator(version: str, type_name: str) -> Draft202012Validator:
     """Validates against the self-contained ``schema(T)`` (no registry at all)."""
-    bundle = schema_for(version, type_name)
+    bundle = find(version).load().schema(type_name)
     Draft202012Validator.check_schema(bundle)
     return Draft202012Validator(bundle, format_checker=Draft202012Validator.FORMAT_CHECKER)
 

@@ -256,7 +256,7 @@ def test_externally_tagged_errors_name_the_variant_keys() -> None:
 def test_the_package_loads_its_names_on_first_use() -> None:
     """`phi-wire validate` starts without pydantic; the first name asked for brings the models."""
     code = (
-        "import sys, phi_wire, phi_wire.tools.cli\n"
+        "import sys, phi_wire, phi_wire.cli\n"
         "assert 'pydantic' not in sys.modules, 'phi_wire imports pydantic eagerly again'\n"
         "from phi_wire import AgentEvent\n"
         "assert 'pydantic' in sys.modules and AgentEvent is phi_wire.v0_10.AgentEvent\n"

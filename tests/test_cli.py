@@ -1,4 +1,4 @@
-"""phi-wire (tools/cli.py, tools/_validate.py): exit codes, messages, every kind of bad input."""
+"""phi-wire (runtime/cli.py, runtime/validate/): exit codes, messages, every kind of bad input."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from corpus import fixtures_root
 
-from phi_wire.tools.cli import main
+from phi_wire.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
@@ -178,7 +178,7 @@ def test_gzip_stdin_and_input_errors(
     assert run(capsys, "validate", "--version", "9.9", str(ROOT / "examples"))[0] == 2
     assert run(capsys, "validate")[0] == 2  # usage: a path is required
     result = subprocess.run(
-        [sys.executable, "-m", "phi_wire.tools.cli", "validate", "-"],
+        [sys.executable, "-m", "phi_wire.cli", "validate", "-"],
         input=(ROOT / "examples" / "events.jsonl").read_bytes(),
         capture_output=True,
         check=False,
@@ -203,6 +203,7 @@ def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) ->
         "variant",
         "message",
         "unreadable",
+        "whole_file",
     }
     code, out, _ = run(capsys, "validate", "--quiet", str(ROOT / "examples"))
     assert code == 0 and out == ""
@@ -267,7 +268,7 @@ def test_jobs_give_the_same_report_over_a_folder_of_files(
     )
     assert report(capsys, "--jobs", "2", str(folder)) == single
     # stdin among the files: only this process reads it, its chunks still go to the pool
-    command = [sys.executable, "-m", "phi_wire.tools.cli", "validate", "--version", "0.8"]
+    command = [sys.executable, "-m", "phi_wire.cli", "validate", "--version", "0.8"]
     piped = f"{EVENT}\n{{}}\n".encode()
     outputs = []
     for jobs in ("1", "2"):
@@ -291,13 +292,13 @@ def test_jobs_give_the_same_report_over_a_folder_of_files(
 def test_the_document_fast_path_gives_the_same_report_as_loads_alone(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from phi_wire.tools import _validate
+    from phi_wire.validate import _fastpath
 
     folder = session_folder(tmp_path)
-    monkeypatch.setattr(_validate, "_FAST", {})
-    assert _validate.fast_path_for("0.8", None, build=True, lines=False) is not None
+    monkeypatch.setattr(_fastpath, "_FAST", {})
+    assert _fastpath.fast_path_for("0.8", None, build=True, lines=False) is not None
     fast = report(capsys, str(folder))
-    monkeypatch.setattr(_validate, "_FAST", {})
+    monkeypatch.setattr(_fastpath, "_FAST", {})
     monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
     assert report(capsys, str(folder)) == fast
     assert any("/04.json:" in line and "bogus" in line for line in fast[1])
@@ -320,7 +321,7 @@ def test_pre_commit_hook_definition() -> None:
 def test_the_fast_path_gives_the_same_report_as_loads_alone(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from phi_wire.tools import _validate
+    from phi_wire.validate import _fastpath
 
     stream = fixtures_root() / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
     lines = stream.read_text(encoding="utf-8").splitlines()
@@ -330,10 +331,10 @@ def test_the_fast_path_gives_the_same_report_as_loads_alone(
     path.write_text("\n".join(lines) + "\n" + lines[0][:40], encoding="utf-8")
     reports = {}
     for mode in ("loads", "fast"):
-        monkeypatch.setattr(_validate, "_FAST", {})
+        monkeypatch.setattr(_fastpath, "_FAST", {})
         if mode == "fast":
             for forced in (None, "AgentEvent"):
-                assert _validate.fast_path_for("0.8", forced, build=True) is not None
+                assert _fastpath.fast_path_for("0.8", forced, build=True) is not None
         else:
             monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
         for args in ((), ("--type", "AgentEvent"), ("--jobs", "2")):
@@ -345,9 +346,34 @@ def test_the_fast_path_gives_the_same_report_as_loads_alone(
 
 
 def test_the_size_of_a_gzipped_input_is_its_uncompressed_size(tmp_path: Path) -> None:
-    from phi_wire.tools.cli import _input_size
+    from phi_wire.validate._inputs import input_size as _input_size
 
     data = (ROOT / "examples" / "events.jsonl").read_bytes() * 50
     packed = tmp_path / "events.jsonl.gz"
     packed.write_bytes(gzip.compress(data))
     assert _input_size(str(packed)) == len(data) > packed.stat().st_size
+
+
+def test_version_and_module_entry_points() -> None:
+    """`phi-wire --version`, `python -m phi_wire` and `--version 0.8.0` as well as `0.8`."""
+    import phi_wire
+
+    result = subprocess.run(
+        [sys.executable, "-m", "phi_wire", "--version"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout.strip() == f"phi-wire {phi_wire.__version__}"
+    for spelling in ("0.8", "0.8.0"):
+        result = subprocess.run(
+            [sys.executable, "-m", "phi_wire", "schema", "Session", "--version", spelling],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["$id"].endswith("/phi-core/0.8/bundled/Session.json")
+
+
+def test_the_readme_usage_snippet_runs() -> None:
+    """The README's Python example works as printed (it broke on the installed wheel once)."""
+    text = (ROOT / "README.md").read_text("utf-8")
+    block = text.split("## Usage\n", 1)[1].split("```python\n", 1)[1].split("```\n", 1)[0]
+    exec(compile(block, "README.md", "exec"), {})

@@ -37,19 +37,19 @@ def fresh() -> Iterator[Path]:
 
 
 def test_checked_in_tree_matches_the_schemas(fresh: Path) -> None:
-    drift = codegen.diff_trees(fresh, ROOT / "generated")
+    drift = codegen.diff_trees(fresh, ROOT / "generated" / "python")
     assert not drift, "generated/ is stale; run tools/codegen:\n" + "".join(drift[:40])
 
 
 def test_a_hand_edit_is_reported_as_a_diff(fresh: Path, tmp_path: Path) -> None:
-    edited = tmp_path / "generated"
-    shutil.copytree(ROOT / "generated", edited)
-    module = edited / "v0_8" / "message.py"
+    edited = tmp_path / "python"
+    shutil.copytree(ROOT / "generated" / "python", edited)
+    module = edited / "phi-core" / "0.8" / "message.py"
     module.write_text(module.read_text().replace('"toolUse"', '"tool_use"', 1))
-    (edited / "v0_8" / "stray.py").write_text("x = 1\n")
+    (edited / "phi-core" / "0.8" / "stray.py").write_text("x = 1\n")
     drift = "".join(codegen.diff_trees(fresh, edited))
     assert '-    TOOL_USE = "tool_use"' in drift and '+    TOOL_USE = "toolUse"' in drift
-    assert "generated/v0_8/stray.py" in drift
+    assert "generated/python/phi-core/0.8/stray.py" in drift
 
 
 def test_generation_is_deterministic(fresh: Path) -> None:

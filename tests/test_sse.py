@@ -196,7 +196,7 @@ def test_a_one_megabyte_event_and_unicode_line_separators() -> None:
     big = wire.MessageStart(loop_id="l", message=wire.ExtensionMessage.new("blob", {"text": text}))
     content = wire.TextContent(text="line\u2028separator \u00a0 \u0085 — 🦀")
     small = wire.MessageEnd(
-        loop_id="l", message=wire.LlmMessage.new(wire.UserMessage(content=[content], timestamp=1))
+        loop_id="l", message=wire.llm_message(wire.UserMessage(content=[content], timestamp=1))
     )
     with serve([big, small, big]) as server:
         received = list(events(f"{server.url}/events?drop_after=1", wire.AgentEvent))

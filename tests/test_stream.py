@@ -71,7 +71,7 @@ def test_plain_text() -> None:
     assert placeholder.usage == wire.Usage(input=0, output=0)
     assert [event.delta.text.delta for event in events[1:3]] == ["Hello", " world"]
     assert [event.message.text for event in events[1:3]] == ["Hello", "Hello world"]
-    assert events[-1].message == wire.LlmMessage.new(done)
+    assert events[-1].message == wire.llm_message(done)
     assert all(event.loop_id == "loop" for event in events)
     assert translation.message == done  # what stream_assistant_response returns
 
@@ -177,7 +177,7 @@ def test_error_before_start() -> None:
     )
     events = list(translation)
     assert shape(events) == ["MessageStart", "MessageEnd"]  # the early delta is dropped
-    assert events[0].message == events[1].message == wire.LlmMessage.new(failure)
+    assert events[0].message == events[1].message == wire.llm_message(failure)
     assert translation.message == failure
 
 
@@ -191,7 +191,7 @@ def test_error_after_start() -> None:
         ]
     )
     assert shape(events) == ["MessageStart", "MessageUpdate:TextDelta", "MessageEnd"]
-    assert events[-1].message == wire.LlmMessage.new(failure)
+    assert events[-1].message == wire.llm_message(failure)
 
 
 def test_done_without_start_and_deltas_after_done() -> None:
@@ -206,7 +206,7 @@ def test_done_without_start_and_deltas_after_done() -> None:
     # phi-core: MessageEnd only; a later delta re-sends the final message; a later Error does
     # not open the message again.
     assert shape(events) == ["MessageEnd", "MessageUpdate:TextDelta", "MessageEnd"]
-    assert events[1].message == wire.LlmMessage.new(done)
+    assert events[1].message == wire.llm_message(done)
 
 
 def assert_synthetic(message: Any, error: str) -> None:
@@ -301,7 +301,7 @@ def test_events_follow_the_version_of_the_provider_events() -> None:
         timestamp=0,
     )
     events = run([v0_8.StreamStart(), v0_8.StreamDone(message=done)])
-    assert all(type(event).__module__.startswith("phi_wire.generated.v0_8") for event in events)
+    assert all(type(event).__module__.startswith("phi_wire.v0_8.") for event in events)
 
 
 @pytest.mark.parametrize("version", ["0.8.0"])

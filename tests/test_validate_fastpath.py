@@ -1,4 +1,4 @@
-"""The fast path of ``phi-wire validate`` (tools/_fastpath.py) never changes a verdict.
+"""The fast path of ``phi-wire validate`` (runtime/validate/) never changes a verdict.
 
 Its regular expression may only accept documents that ``loads`` accepts; every document it does
 not accept goes to ``loads``. These tests check that over the whole fixture corpus of both phi-core
@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 from corpus import fixtures_root, manifest
 
-from phi_wire.tools import _fastpath, _validate
-from phi_wire.tools._fastpath import FastPath, fast_path
+from phi_wire.formats import find
+from phi_wire.validate import _cache, _compact, _detect, _fastpath, _pattern
+from phi_wire.validate._fastpath import FastPath, fast_path
 
 VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
 
@@ -46,8 +47,8 @@ def path_for(version: str, type_name: str | None, lines: bool = True) -> FastPat
     key = (version, type_name, lines)
     if key not in _PATHS:
         if type_name is None:
-            types = _validate.AUTO_FAST_TYPES if lines else _validate.AUTO_FAST_DOCUMENT_TYPES
-            found = fast_path(version, types, _validate.type_of_first_key, build=True)
+            types = _fastpath.AUTO_LINE_TYPES if lines else _fastpath.AUTO_DOCUMENT_TYPES
+            found = fast_path(version, types, _detect.type_of_first_key, build=True)
         else:
             found = fast_path(version, [type_name], None, build=True)
         _PATHS[key] = found
@@ -84,13 +85,13 @@ def corpus_documents(version: str) -> Iterator[tuple[str, str, bytes]]:
 
 def assert_sound(version: str, type_name: str, document: bytes, label: str) -> bool:
     """The fast path accepts ``document`` only if ``loads`` does; returns whether it accepted."""
-    wire = _validate.wire_module(version)
+    wire = find(version).load()
     accepted = fast_accepts(path_for(version, type_name), document)
     if accepted:
         assert loads_accepts(wire, type_name, document), f"fast path accepted {label}: {document!r}"
     auto = fast_accepts(path_for(version, None), document)
     if auto:  # the automatic path vouches for the type that detection picks
-        detected = _validate.detect_raw(document)
+        detected = _detect.detect_raw(document)
         assert loads_accepts(wire, detected, document), f"auto path accepted {label}"
     return accepted
 
@@ -170,7 +171,7 @@ def test_no_corruption_of_a_real_document_is_accepted_when_loads_rejects_it() ->
     checked = 0
     for release, version in VERSIONS.items():
         for label, type_name, document in corpus_documents(release):
-            if not loads_accepts(_validate.wire_module(version), type_name, document):
+            if not loads_accepts(find(version).load(), type_name, document):
                 continue
             if not fast_accepts(path_for(version, type_name), document):
                 continue
@@ -247,13 +248,13 @@ def spread(document: bytes) -> bytes:
         (b"  \n", b""),
     ],
 )
-@pytest.mark.parametrize("piece_bytes", [_fastpath.PIECE_BYTES, 1])
+@pytest.mark.parametrize("piece_bytes", [_compact.PIECE_BYTES, 1])
 def test_compacting_never_joins_two_tokens(
     document: bytes, compacted: bytes | None, piece_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Also with a piece cut at every newline: the pieces of a big document are compacted apart."""
-    monkeypatch.setattr(_fastpath, "PIECE_BYTES", piece_bytes)
-    assert _fastpath.compact(document) == compacted
+    monkeypatch.setattr(_compact, "PIECE_BYTES", piece_bytes)
+    assert _compact.compact(document) == compacted
 
 
 @pytest.mark.parametrize(
@@ -271,16 +272,16 @@ def test_compacting_never_joins_two_tokens(
 def test_pieces_cut_at_a_newline_join_only_whole_tokens(
     document: bytes, compacted: bytes | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_fastpath, "PIECE_BYTES", 1)
-    assert _fastpath.compact(document) == compacted
+    monkeypatch.setattr(_compact, "PIECE_BYTES", 1)
+    assert _compact.compact(document) == compacted
 
 
-@pytest.mark.parametrize("piece_bytes", [_fastpath.PIECE_BYTES, 256])
+@pytest.mark.parametrize("piece_bytes", [_compact.PIECE_BYTES, 256])
 @pytest.mark.parametrize("release", VERSIONS)
 def test_session_files_take_the_document_fast_path(
     release: str, piece_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_fastpath, "PIECE_BYTES", piece_bytes)
+    monkeypatch.setattr(_compact, "PIECE_BYTES", piece_bytes)
     version = VERSIONS[release]
     sessions = sorted((fixtures_root() / "phi-core" / release / "sessions").glob("*.json"))
     assert sessions
@@ -288,7 +289,7 @@ def test_session_files_take_the_document_fast_path(
         document = session.read_bytes()
         assert path_for(version, None, lines=False).vouches(document), session.name
         assert path_for(version, "Session").vouches(document), session.name
-        assert loads_accepts(_validate.wire_module(version), "Session", document)
+        assert loads_accepts(find(version).load(), "Session", document)
 
 
 @pytest.mark.parametrize("release", VERSIONS)
@@ -296,7 +297,7 @@ def test_pretty_documents_agree_with_loads_over_the_corpus(release: str) -> None
     """Every corpus document, laid out pretty, is vouched for only if ``loads`` accepts it, and
     is vouched for exactly when its compact line takes the fast path."""
     version = VERSIONS[release]
-    wire = _validate.wire_module(version)
+    wire = find(version).load()
     vouched = 0
     for label, type_name, document in corpus_documents(release):
         path = path_for(version, type_name)
@@ -305,19 +306,19 @@ def test_pretty_documents_agree_with_loads_over_the_corpus(release: str) -> None
             continue
         vouched += 1
         assert loads_accepts(wire, type_name, pretty), f"vouched for pretty {label}"
-        assert fast_accepts(path, _fastpath.compact(pretty) or b""), label
+        assert fast_accepts(path, _compact.compact(pretty) or b""), label
     assert vouched > 300
 
 
-@pytest.mark.parametrize("piece_bytes", [_fastpath.PIECE_BYTES, 64])
+@pytest.mark.parametrize("piece_bytes", [_compact.PIECE_BYTES, 64])
 def test_no_corruption_of_a_pretty_session_is_vouched_for_when_loads_rejects_it(
     piece_bytes: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_fastpath, "PIECE_BYTES", piece_bytes)
+    monkeypatch.setattr(_compact, "PIECE_BYTES", piece_bytes)
     rng = random.Random(20261123)
     session = fixtures_root() / "phi-core" / "0.8.0" / "sessions" / "session.main.json"
     document = session.read_bytes()
-    wire = _validate.wire_module("0.8")
+    wire = find("0.8").load()
     paths = (path_for("0.8", None, lines=False), path_for("0.8", "Session"))
     numbers = [m.start() for m in re.finditer(rb"[0-9]{2}|true|null", document)]
     corrupted = [b"\xef\xbb\xbf" + document, document + b" x", document + b"\n" + document]
@@ -337,7 +338,7 @@ def test_the_compiled_code_is_cached_and_reloaded(private_cache: Path) -> None:
     cached = fast_path("0.8", ["Usage"], None, build=True)
     assert cached is not None
     # this test's entry only: other tests' entries stay sound for them
-    files = [private_cache / f"fast-{_fastpath._fingerprint('0.8', ['Usage'], False)}.bin"]
+    files = [private_cache / f"fast-{_cache._fingerprint('0.8', ['Usage'], False)}.bin"]
     assert files[0].is_file()
     again = fast_path("0.8", ["Usage"], None, build=False)
     assert again is not None
@@ -360,14 +361,14 @@ def test_no_cache_folder_still_works(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_types_it_cannot_express_are_left_to_loads(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = _fastpath._Compiler.compile_value
+    original = _pattern._Compiler.compile_value
 
     def refuse_floats(self: Any, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Any:
         if kind == "float":
-            raise _fastpath.Unsupported("test")
+            raise _pattern.Unsupported("test")
         return original(self, schema, kind, sorted_keys)
 
-    monkeypatch.setattr(_fastpath._Compiler, "compile_value", refuse_floats)
+    monkeypatch.setattr(_pattern._Compiler, "compile_value", refuse_floats)
     monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
     assert fast_path("0.8", ["LoopConfigSnapshot"], None, build=True) is None
     assert fast_path("0.8", ["Usage"], None, build=True) is not None
@@ -392,18 +393,18 @@ def test_types_it_cannot_express_are_left_to_loads(monkeypatch: pytest.MonkeyPat
     ],
 )
 def test_detection_rules(document: bytes, expected: str) -> None:
-    assert _validate.detect_raw(document) == expected
+    assert _detect.detect_raw(document) == expected
 
 
 def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path) -> None:
     """What lets a cached run start in 0.1 s: its lines are vouched for before any model loads."""
     # built, or loaded if a sound entry is cached (the in-process path_for may not have written it)
-    built = fast_path("0.10", _validate.AUTO_FAST_TYPES, _validate.type_of_first_key, build=True)
+    built = fast_path("0.10", _fastpath.AUTO_LINE_TYPES, _detect.type_of_first_key, build=True)
     assert built is not None
     sample = Path(__file__).resolve().parent.parent / "examples" / "events.jsonl"
     code = (
         "import sys\n"
-        "from phi_wire.tools.cli import main\n"
+        "from phi_wire.cli import main\n"
         "status = main(['validate', '--quiet', '--version', '0.10', sys.argv[1]])\n"
         "assert status == 0, status\n"
         "assert 'pydantic' not in sys.modules, 'a cached run imported pydantic'\n"
@@ -414,8 +415,6 @@ def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path)
     )
     subprocess.run([sys.executable, "-c", code, str(sample)], check=True)
     # and a pretty session file, by the path for whole documents
-    built = fast_path(
-        "0.10", _validate.AUTO_FAST_DOCUMENT_TYPES, _validate.type_of_first_key, build=True
-    )
+    built = fast_path("0.10", _fastpath.AUTO_DOCUMENT_TYPES, _detect.type_of_first_key, build=True)
     assert built is not None
     subprocess.run([sys.executable, "-c", code, str(sample.with_name("session.json"))], check=True)

@@ -30,7 +30,7 @@ import httpx
 from httpx_sse import EventSource
 
 import phi_wire.v0_8 as wire
-from phi_wire._codec import adapter
+from phi_wire.base import adapter
 from phi_wire.sse import events, sse_body
 
 ROOT = Path(__file__).resolve().parent.parent

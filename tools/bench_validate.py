@@ -11,7 +11,7 @@ for the throughput runs, 10 MB and ``--big-mb`` for the memory runs. Throughput 
 command with 1 and 2 jobs (each a fresh process), one after the other so that all see the same
 machine. For the command it reports two rates: by wall time (interpreter start-up and imports
 included) and by the time the command itself reports (reading and judging). The fast path's
-compiled code is cached (see tools/_fastpath.py): the first, cold run, which builds it, is
+compiled code is cached (see phi_wire/validate/_cache.py): the first, cold run, which builds it, is
 reported on its own; the rounds use the cache, as every later run on a machine does. Start-up is
 timed on the sample files in examples/ (a JSONL log and a pretty session), with and without the
 cache. A folder of pretty session files (``--sessions-mb``, copies of phi-core's recorded ones) is
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # vfork it starts at the benchmark's own peak (which a big json.loads here raises to a gigabyte).
 RSS_PROBE = (
     "import re, sys\n"
-    "from phi_wire.tools.cli import main\n"
+    "from phi_wire.cli import main\n"
     "code = main(sys.argv[1:])\n"
     "with open('/proc/self/status') as status:\n"
     "    peak = re.search(r'VmHWM:\\s*(\\d+)', status.read())\n"
@@ -89,11 +89,12 @@ def time_json_loads(path: Path) -> float:
 
 def time_exact_path(path: Path, version: str) -> tuple[float, float]:
     """Seconds of ``loads`` (as the command calls it) and of ``json.loads`` over every line."""
-    from phi_wire.tools._validate import detect_raw, wire_module
+    from phi_wire.formats import find
+    from phi_wire.validate import detect
 
-    wire = wire_module(version)
+    wire = find(version).load()
     lines = path.read_bytes().splitlines()
-    types = [getattr(wire, detect_raw(line)) for line in lines]  # as the command detects them
+    types = [getattr(wire, detect(line)) for line in lines]  # as the command detects them
     for tp, line in dict(zip(types, lines, strict=True)).items():
         wire.loads(tp, line)  # build each validator before the clock starts
     start = time.perf_counter()
@@ -261,7 +262,7 @@ def measure_big_session(
 def measure_startup(common: tuple[str, ...], cache: Path) -> None:
     """One small file of each kind, with the fast path's cache (for this version) and without."""
     small_files = [ROOT / "examples" / "events.jsonl", ROOT / "examples" / "session.json"]
-    command = [sys.executable, "-m", "phi_wire.tools.cli", "validate", *common]
+    command = [sys.executable, "-m", "phi_wire.cli", "validate", *common]
     for label, folder in (("cached fast path", str(cache)), ("no cache", "")):
         os.environ["PHI_WIRE_CACHE_DIR"] = folder
         for one_file in small_files:

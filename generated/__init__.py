@@ -1,1 +1,0 @@
-"""Models generated from schemas/ by tools/codegen: one subpackage per phi-core version."""

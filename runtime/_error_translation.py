@@ -1,0 +1,218 @@
+"""pydantic's ``ValidationError`` as a ``WireError``: each problem once, judged as the variant
+the document most resembles.
+
+Serde reports one error per document (and for an untagged enum only "data did not match any
+variant"); pydantic reports every failing branch of every union. This module keeps the errors of
+the branch that got furthest, so each problem is reported once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from .errors import Problem, WireError, describe_value, json_syntax_error
+from .pointer import escape
+
+__all__ = ["from_validation_error"]
+
+_LINE_COLUMN = re.compile(r"(.*) at line (\d+) column (\d+)")
+
+
+def _expected(error: ErrorDetails) -> str:
+    kind = error["type"]
+    message = error["msg"]
+    context = error.get("ctx") or {}
+    if kind == "missing":
+        return f"missing field `{error['loc'][-1]}`"
+    if kind == "union_tag_invalid":
+        tags = context.get("expected_tags", "")
+        return f"unknown variant {context.get('tag')!r}, expected one of {tags}"
+    if kind == "union_tag_not_found":
+        return f"missing field `{context.get('discriminator', '').strip(chr(39))}`"
+    if kind == "variant_key":
+        return message
+    if kind == "extra_forbidden":
+        return f"unknown key `{error['loc'][-1]}`: exactly one variant key is allowed"
+    if kind in {"enum", "literal_error"}:
+        return f"expected one of {context.get('expected', message)}"
+    if kind == "greater_than_equal":
+        return f"expected a value >= {context.get('ge')}"
+    if kind == "less_than_equal":
+        return f"expected a value <= {context.get('le')}"
+    return message.replace("Input should be", "expected", 1).replace("Value error, ", "")
+
+
+@dataclass
+class _Located:
+    error: ErrorDetails
+    pointer: str
+    variant: tuple[str, ...]
+    is_path: tuple[bool, ...]
+
+
+def _locate(document: Any, error: ErrorDetails) -> _Located:
+    """Split a pydantic location into the JSON path and the union branches taken on the way."""
+    node = document
+    pointer: list[str] = []
+    variant: list[str] = []
+    is_path: list[bool] = []
+    location = error["loc"]
+    for position, segment in enumerate(location):
+        last_missing = error["type"] == "missing" and position == len(location) - 1
+        if last_missing and isinstance(node, dict):
+            is_path.append(True)  # the key is absent: point at the object that lacks it
+        elif isinstance(node, dict) and isinstance(segment, str) and segment in node:
+            pointer.append(escape(segment))
+            node = node[segment]
+            is_path.append(True)
+        elif isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node):
+            pointer.append(str(segment))
+            node = node[segment]
+            is_path.append(True)
+        else:
+            variant.append(str(segment))
+            is_path.append(False)
+    return _Located(error, "".join("/" + part for part in pointer), tuple(variant), tuple(is_path))
+
+
+def _depth(item: _Located, start: int) -> int:
+    return sum(item.is_path[start:])
+
+
+def _select(items: list[_Located], start: int) -> list[_Located]:
+    """Keep every error under a real path; of a union's failing branches keep the one that got
+    furthest into the document (then the one with fewest errors)."""
+    finished = [item for item in items if len(item.error["loc"]) <= start]
+    paths: dict[Any, list[_Located]] = defaultdict(list)
+    branches: dict[Any, list[_Located]] = defaultdict(list)
+    for item in items:
+        if len(item.error["loc"]) > start:
+            segment = item.error["loc"][start]
+            (paths if item.is_path[start] else branches)[segment].append(item)
+    selected = finished
+    for group in paths.values():
+        selected += _select(group, start + 1)
+    keyed = {name: group for name, group in branches.items() if _only_variant_keys(group, start)}
+    units = [
+        group[0] for name, group in branches.items() if name not in keyed and _is_unit(group, start)
+    ]
+    if keyed and len(branches) > 1 and len(keyed) + len(units) == len(branches):
+        return [*selected, _variant_key_problem(keyed, units, start)]
+    if branches:
+        best = max(
+            branches.values(),
+            key=lambda group: (max(_depth(item, start) for item in group), -len(group)),
+        )
+        if len(branches) > 1 and _all_fail_alike(branches, start):
+            # e.g. a string where every variant wants an object: naming one variant would mislead
+            best = [replace(item, variant=item.variant[:-1]) for item in best]
+        selected += _select(best, start + 1)
+    return selected
+
+
+def _all_fail_alike(branches: dict[Any, list[_Located]], start: int) -> bool:
+    kinds = {item.error["type"] for group in branches.values() for item in group}
+    return len(kinds) == 1 and all(
+        _depth(item, start) == 0 for group in branches.values() for item in group
+    )
+
+
+def _only_variant_keys(group: list[_Located], start: int) -> bool:
+    """A branch of an externally tagged union failed only on which single key is present."""
+    return all(
+        item.error["type"] in {"missing", "extra_forbidden"} and len(item.error["loc"]) == start + 2
+        for item in group
+    )
+
+
+def _is_unit(group: list[_Located], start: int) -> bool:
+    """The unit variants of an externally tagged union (a string enum) rejected the value."""
+    return (
+        len(group) == 1
+        and group[0].error["type"] == "enum"
+        and len(group[0].error["loc"]) == start + 1
+    )
+
+
+def _variant_key_problem(
+    branches: dict[Any, list[_Located]], units: list[_Located], start: int
+) -> _Located:
+    """One problem for an externally tagged union: the object must have exactly one variant key
+    (or, where the union has unit variants, be one of their names).
+
+    A key is a variant key when some branch misses it or some branch accepts it; the keys found
+    are those some branch rejected as unknown.
+    """
+    missing: set[str] = set()
+    extra_in: dict[str, int] = defaultdict(int)
+    for group in branches.values():
+        for item in group:
+            key = str(item.error["loc"][-1])
+            if item.error["type"] == "missing":
+                missing.add(key)
+            else:
+                extra_in[key] += 1
+    expected = sorted(missing | {key for key, count in extra_in.items() if count < len(branches)})
+    found = sorted(extra_in) or ["none"]
+    first = next(iter(branches.values()))[0]
+    message = f"expected exactly one variant key ({', '.join(expected)}), found {', '.join(found)}"
+    if units:
+        names = ", ".join(str((unit.error.get("ctx") or {}).get("expected", "")) for unit in units)
+        message = f"expected one of {names} or an object with {message.removeprefix('expected ')}"
+    error = ErrorDetails(
+        type="variant_key", loc=first.error["loc"][:start], msg=message, input=None
+    )
+    depth = sum(first.is_path[:start])
+    pointer = "".join("/" + part for part in first.pointer.split("/")[1 : depth + 1])
+    return _Located(error, pointer, first.variant[:-1], first.is_path[:start])
+
+
+# pydantic's names for schema wrappers, which say nothing about the wire variant.
+_UNION_NOISE = re.compile(r"^[a-z][a-z-]*\[")
+
+
+def _variant_label(variant: tuple[str, ...]) -> str:
+    return " ".join(part for part in variant if not _UNION_NOISE.match(part))
+
+
+# Error kinds whose message already says all: no ", found ..." suffix.
+_NO_FOUND = {
+    "missing",
+    "union_tag_not_found",
+    "union_tag_invalid",
+    "extra_forbidden",
+    "variant_key",
+}
+
+
+def from_validation_error(type_name: str, error: ValidationError, raw: bytes) -> WireError:
+    details = error.errors(include_url=False)
+    if details and details[0]["type"] == "json_invalid":
+        message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
+        match = _LINE_COLUMN.fullmatch(message)
+        if match:
+            return json_syntax_error(type_name, match[1], int(match[2]), int(match[3]))
+        return WireError(type_name, "", f"invalid JSON: {message}")
+    try:
+        document = json.loads(raw)
+    except ValueError:
+        document = None
+    located = _select([_locate(document, item) for item in details], 0)
+    problems = [
+        Problem(
+            item.pointer,
+            f"{_expected(item.error)}, found {describe_value(item.error['input'])}"
+            if item.error["type"] not in _NO_FOUND
+            else _expected(item.error),
+            _variant_label(item.variant),
+        )
+        for item in located
+    ]
+    return WireError(type_name, problems[0].pointer, problems[0].message, problems=problems)

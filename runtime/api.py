@@ -1,0 +1,42 @@
+"""The version-independent half of phi-wire's API, which every version module re-exports.
+
+Each version module (``phi_wire.v0_8``, ``phi_wire.v0_10``: the generated packages, see
+``phi_wire.formats``) adds its own wire types, ``schema`` bound to its schema files and
+``user_message``. Import these names from a version module or from ``phi_wire``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ._codec import dumps, loads
+from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, llm_message
+from ._schema import schema_for
+from ._stream import MessageAccumulator, atranslate_stream, translate_stream
+from ._timestamp import Timestamp
+from .errors import Problem, WireError
+
+__all__ = [
+    "OVERFLOW_PHRASES",
+    "CostRates",
+    "MessageAccumulator",
+    "Problem",
+    "Timestamp",
+    "WireError",
+    "atranslate_stream",
+    "convert_to_llm",
+    "dumps",
+    "llm_message",
+    "loads",
+    "translate_stream",
+]
+
+
+def schema_function(folder: str) -> Callable[[object], dict[str, object]]:
+    """``schema(tp)`` for the version whose schema files are in ``schemas/<folder>``."""
+
+    def schema(tp: object) -> dict[str, object]:
+        """A self-contained JSON Schema (draft 2020-12) for the wire type ``tp`` (or its name)."""
+        return schema_for(folder, tp)
+
+    return schema

@@ -1,0 +1,106 @@
+"""The registry of the wire formats and versions phi-wire speaks: the one list that the package,
+the command line, tools/codegen and the tests read.
+
+Each entry is one version of one implementation's JSON. From it follow its schema folder
+(``schemas/<format>/<version>/``), its generated Python package
+(``generated/python/<format>/<version>/``, which *is* the public module, e.g. ``phi_wire.v0_8``:
+pyproject's ``package-dir`` maps one to the other) and its TypeScript folder
+(``generated/typescript/<format>/<version>/``). Adding a version is one line here, one in
+pyproject's ``package-dir``/``packages`` (a test checks both agree), a schema folder and
+``tools/codegen``.
+
+This module must stay cheap to import: the command line reads it before it knows whether any
+model is needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any, NamedTuple
+
+__all__ = [
+    "FORMATS",
+    "VERSIONS",
+    "UnknownVersion",
+    "WireVersion",
+    "find",
+    "newest",
+    "version_of",
+    "versions",
+]
+
+
+class WireVersion(NamedTuple):
+    """One version of one wire format."""
+
+    format: str
+    """The implementation whose JSON this is: ``"phi-core"``."""
+    version: str
+    """``<major>.<minor>``: wire formats change only with minor releases."""
+    module: str
+    """The public module that speaks it (types, ``loads``, ``dumps``, ``schema``)."""
+
+    @property
+    def folder(self) -> str:
+        """``<format>/<version>``: under ``schemas/``, ``generated/python/`` and
+        ``generated/typescript/``."""
+        return f"{self.format}/{self.version}"
+
+    @property
+    def label(self) -> str:
+        """How messages name it: ``phi-core 0.10``."""
+        return f"{self.format} {self.version}"
+
+    def load(self) -> ModuleType:
+        """The public module (importing it builds no validator: that happens on first use)."""
+        return importlib.import_module(self.module)
+
+
+VERSIONS: tuple[WireVersion, ...] = (
+    WireVersion("phi-core", "0.8", "phi_wire.v0_8"),
+    WireVersion("phi-core", "0.10", "phi_wire.v0_10"),
+)
+"""Every supported version, oldest first within each format."""
+
+FORMATS: tuple[str, ...] = tuple(dict.fromkeys(entry.format for entry in VERSIONS))
+
+
+class UnknownVersion(ValueError):
+    """A format or version phi-wire does not speak; the message lists what it does."""
+
+
+def versions(format: str = "phi-core") -> tuple[WireVersion, ...]:
+    """The versions of ``format``, oldest first."""
+    found = tuple(entry for entry in VERSIONS if entry.format == format)
+    if not found:
+        raise UnknownVersion(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    return found
+
+
+def newest(format: str = "phi-core") -> WireVersion:
+    return versions(format)[-1]
+
+
+def find(version: str, format: str = "phi-core") -> WireVersion:
+    """The entry for ``version`` as people write it: ``0.10``, ``0.10.0``, ``0.10.3`` or ``v0.10``
+    (a release's wire format is its minor version's)."""
+    known = versions(format)
+    parts = version.strip().removeprefix("v").split(".")
+    if len(parts) in (2, 3) and all(part.isascii() and part.isdecimal() for part in parts):
+        minor = f"{int(parts[0])}.{int(parts[1])}"
+        for entry in known:
+            if entry.version == minor:
+                return entry
+    choices = ", ".join(entry.version for entry in known)
+    raise UnknownVersion(f"unknown {format} version {version!r}; choose one of {choices}")
+
+
+def version_of(tp: Any) -> WireVersion | None:
+    """The version whose generated module defines the class ``tp`` (or the class of ``tp``)."""
+    cls = tp if isinstance(tp, type) else type(tp)
+    module = getattr(cls, "__module__", "")
+    for entry in VERSIONS:
+        if module == entry.module or module.startswith(entry.module + "."):
+            return entry
+    return None

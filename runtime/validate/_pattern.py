@@ -1,0 +1,420 @@
+"""The fast path's expression: a regular expression compiled from the models' own pydantic-core
+schema (so it follows ``tools/codegen`` without being edited) that matches only a *subset* of what
+``loads`` accepts.
+
+That subset is the compact form phi-core writes (keys in declaration order, or sorted inside an
+``LlmMessage``), strings without surrogate escapes, integers short enough to be inside their Rust
+range, plain decimals, canonical timestamps, ``serde_json::Value`` subtrees at most
+``VALUE_DEPTH`` deep. Every document it matches is therefore valid (a fixed key order leaves no
+room for a duplicate field, a short number is read alike by serde and Python, the nesting stays
+far below serde's limit). A schema element it cannot express (a validator function that declares
+no fast-path role, see ``phi_wire.base.fast_path_role_of``; a recursive type) makes the type
+ineligible, so ``loads`` judges all its documents.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from phi_wire.base import (
+    CANONICAL_TIMESTAMP,
+    TRANSPARENT,
+    LlmMessageBase,
+    adapter,
+    fast_path_role_of,
+)
+from phi_wire.formats import find
+
+__all__ = ["Unsupported", "build_pattern"]
+
+VALUE_DEPTH = 3
+"""Deepest ``serde_json::Value`` (tool arguments, metadata, details...) the fast path accepts."""
+
+
+class Unsupported(Exception):
+    """A schema element the fast path cannot express; the type is judged by ``loads`` alone."""
+
+
+# --- patterns as token sequences -----------------------------------------------------------------
+# A pattern is a tuple of tokens: an int is one literal byte, a bytes object one self-contained
+# regular expression (a group or an atom). Literal bytes stay visible so that alternatives can be
+# factored: a tagged union's variants share `{"type":"`, an LlmMessage's variants share their
+# `content` array, which the regular expression engine then reads once, not once per variant.
+
+Token = int | bytes
+Seq = tuple[Token, ...]
+
+
+def _lit(text: bytes) -> Seq:
+    return tuple(text)
+
+
+def _render(seq: Seq) -> bytes:
+    out: list[bytes] = []
+    run = bytearray()
+    for token in seq:
+        if isinstance(token, int):
+            run.append(token)
+            continue
+        if run:
+            out.append(re.escape(bytes(run)))
+            run.clear()
+        out.append(token)
+    if run:
+        out.append(re.escape(bytes(run)))
+    return b"".join(out)
+
+
+def _group(seq: Seq) -> bytes:
+    return b"(?:" + _render(seq) + b")"
+
+
+def _common_prefix(seqs: list[Seq]) -> int:
+    shortest = min(len(seq) for seq in seqs)
+    for index in range(shortest):
+        if any(seq[index] != seqs[0][index] for seq in seqs):
+            return index
+    return shortest
+
+
+def _common_suffix(seqs: list[Seq]) -> int:
+    shortest = min(len(seq) for seq in seqs)
+    for index in range(1, shortest + 1):
+        if any(seq[-index] != seqs[0][-index] for seq in seqs):
+            return index - 1
+    return shortest
+
+
+def _alt(seqs: list[Seq]) -> Seq:
+    """The alternation of ``seqs``, with shared prefixes and suffixes factored out."""
+    unique = list(dict.fromkeys(seqs))
+    if len(unique) == 1:
+        return unique[0]
+    groups: dict[Token | None, list[Seq]] = {}
+    for seq in unique:
+        groups.setdefault(seq[0] if seq else None, []).append(seq)
+    branches: list[Seq] = []
+    for members in groups.values():
+        if len(members) == 1:
+            branches.append(members[0])
+            continue
+        length = _common_prefix(members)
+        branches.append(members[0][:length] + _alt([seq[length:] for seq in members]))
+    branches = _merge_tails(branches)
+    if len(branches) == 1:
+        return branches[0]
+    length = _common_suffix(branches)
+    heads = [branch[: len(branch) - length] for branch in branches]
+    heads.sort(key=lambda head: not head)  # an empty alternative last
+    body = b"(?:" + b"|".join(_render(head) for head in heads) + b")"
+    return (body, *branches[0][len(branches[0]) - length :])
+
+
+def _merge_tails(branches: list[Seq]) -> list[Seq]:
+    """(a X | b X) is (a|b) X: merge branches equal from their first non-literal token on."""
+    tails: dict[Seq, list[Seq]] = {}
+    order: list[Seq | None] = []
+    merged: list[Seq] = []
+    for branch in branches:
+        cut = next((i for i, token in enumerate(branch) if isinstance(token, bytes)), None)
+        if cut is None or cut == 0:
+            order.append(None)
+            merged.append(branch)
+            continue
+        tail = branch[cut:]
+        if tail not in tails:
+            tails[tail] = []
+            order.append(tail)
+            merged.append(())
+        tails[tail].append(branch[:cut])
+    result: list[Seq] = []
+    for shared, branch in zip(order, merged, strict=True):
+        if shared is None:
+            result.append(branch)
+        else:
+            heads = tails[shared]
+            result.append((heads[0] if len(heads) == 1 else _alt(heads)) + shared)
+    return result
+
+
+def _opaque(regex: bytes) -> Seq:
+    return (regex,)
+
+
+# --- JSON pieces ---------------------------------------------------------------------------------
+
+# A JSON string: no raw control characters, no surrogate escapes (lone ones are invalid, pairs are
+# rare: phi-core writes non-ASCII raw), well-formed UTF-8 (RFC 3629's table: no overlong forms, no
+# surrogates), so the bytes need no separate decoding pass.
+_UTF8 = (
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+_STRING = (
+    rb'"(?:[ !#-\[\]-\x7f]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|' + _UTF8 + rb')*+"'
+)
+# Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
+# (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
+_NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
+_SCALAR = rb"(?:" + _STRING + rb"|" + _NUMBER + rb"|true|false|null)"
+# chrono's canonical DateTime<Utc> (any fraction length), only for days every year has.
+_TIMESTAMP = (
+    rb'"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)'
+    rb'|(?:0[13578]|1[02])-31)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"'
+)
+
+
+def _array(item: bytes) -> bytes:
+    """A JSON array of ``item``s, with ``item`` written once (each is followed by a comma that
+    another item follows, or by the closing bracket)."""
+    return rb"\[(?:" + item + rb"(?:,(?=[^\]])|(?=\])))*+\]"
+
+
+@functools.cache
+def _value(depth: int) -> bytes:
+    """Any JSON value nested at most ``depth`` arrays/objects deep."""
+    if depth == 0:
+        return _SCALAR
+    inner = _value(depth - 1)
+    member = _STRING + rb":" + inner
+    obj = rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}"
+    return rb"(?:" + _SCALAR + rb"|" + _array(inner) + rb"|" + obj + rb")"
+
+
+def _integer(schema: dict[str, Any]) -> bytes:
+    extra = set(schema) - {"type", "ge", "le", "strict", "ref", "metadata"}
+    if extra:
+        raise Unsupported(f"int constraints {sorted(extra)}")
+    ge, le = schema.get("ge"), schema.get("le")
+    if ge is not None and ge > 0:
+        raise Unsupported("int with a positive lower bound")
+    choices = []
+    if le is None or le >= 0:
+        digits = 18 if le is None else len(str(le)) - 1  # 10**digits - 1 < le
+        choices.append(b"0" if digits < 1 else rb"0|[1-9][0-9]{0,%d}" % (digits - 1))
+    if ge is None or ge < 0:
+        digits = 18 if ge is None else len(str(-ge)) - 1
+        if digits >= 1:  # never "-0": serde reads it as the float -0.0
+            choices.append(rb"-[1-9][0-9]{0,%d}" % (digits - 1))
+    if not choices:
+        raise Unsupported("int range")
+    return rb"(?:" + rb"|".join(choices) + rb")"
+
+
+def _literal(value: Any) -> Seq:
+    if value is None or isinstance(value, bool | int | str):
+        return _lit(json.dumps(value).encode())
+    raise Unsupported(f"literal {value!r}")
+
+
+class _Member(NamedTuple):
+    key: str
+    value: Seq
+    required: bool
+
+    def seq(self, comma: bool) -> Seq:
+        return _lit(b"," * comma + json.dumps(self.key).encode() + b":") + self.value
+
+
+def _optional(seq: Seq) -> Seq:
+    return (b"(?:" + _render(seq) + b")?",)
+
+
+def _object(members: list[_Member]) -> Seq:
+    """An object with ``members`` in this order; optional ones may be absent."""
+    if not members:
+        return _lit(b"{}")
+    first = next((index for index, member in enumerate(members) if member.required), None)
+    if first is None:  # all optional: one alternative per member that may come first
+        alternatives = [
+            members[start].seq(comma=False)
+            + tuple(
+                token for member in members[start + 1 :] for token in _optional(member.seq(True))
+            )
+            for start in range(len(members))
+        ]
+        return _lit(b"{") + _alt([*alternatives, ()]) + _lit(b"}")
+    seq: Seq = _lit(b"{")
+    for member in members[:first]:
+        seq += _optional(member.seq(comma=False) + _lit(b","))
+    seq += members[first].seq(comma=False)
+    for member in members[first + 1 :]:
+        seq += member.seq(comma=True) if member.required else _optional(member.seq(comma=True))
+    return seq + _lit(b"}")
+
+
+def _function(schema: dict[str, Any]) -> Any:
+    function = schema.get("function")
+    if isinstance(function, dict):
+        function = function.get("function")
+    return function
+
+
+def _sorts_keys(schema: dict[str, Any]) -> bool:
+    """An LlmMessage is written through serde_json::Value: every key of its subtree sorted."""
+    cls = schema.get("cls")
+    return isinstance(cls, type) and issubclass(cls, LlmMessageBase)
+
+
+class _Compiler:
+    """Turns a pydantic-core schema into a pattern (as a token sequence)."""
+
+    def __init__(self) -> None:
+        self.definitions: dict[str, dict[str, Any]] = {}
+        self.expanding: list[str] = []
+        self.memo: dict[tuple[str, bool, str | None], Seq] = {}
+
+    def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
+        while schema["type"] in {"definitions", "definition-ref", "json-or-python"}:
+            if schema["type"] == "definitions":
+                for item in schema["definitions"]:
+                    self.definitions[item["ref"]] = item
+                schema = schema["schema"]
+            elif schema["type"] == "json-or-python":
+                schema = schema["json_schema"]
+            else:
+                schema = self.definitions[schema["schema_ref"]]
+        return schema
+
+    def first_keys(self, schema: dict[str, Any], tag: str | None = None) -> set[str]:
+        """The keys a matching document can start with ("" when it may not be an object)."""
+        schema = self.resolve(schema)
+        kind = schema["type"]
+        if kind == "model":
+            keys = set()
+            for member in self.fields(schema, sorted_keys=_sorts_keys(schema)):
+                keys.add(member.key)
+                if member.required or member.key == tag:
+                    return keys
+            return keys | {""}
+        if kind == "tagged-union":
+            tag = schema["discriminator"]
+            return set().union(*(self.first_keys(c, tag) for c in schema["choices"].values()))
+        if kind == "union":
+            items = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
+            return set().union(*(self.first_keys(c) for c in items))
+        if kind in {"nullable", "default"} or kind.startswith("function-"):
+            return self.first_keys(schema["schema"]) | ({""} if kind == "nullable" else set())
+        return {""}
+
+    def compile(self, schema: dict[str, Any], sorted_keys: bool, tag: str | None = None) -> Seq:
+        if schema["type"] == "definition-ref":
+            ref = schema["schema_ref"]
+            key = (ref, sorted_keys, tag)
+            if key not in self.memo:
+                if ref in self.expanding:
+                    raise Unsupported(f"recursive type {ref}")
+                self.expanding.append(ref)
+                try:
+                    self.memo[key] = self.compile(self.definitions[ref], sorted_keys, tag)
+                finally:
+                    self.expanding.pop()
+            return self.memo[key]
+        schema = self.resolve(schema)
+        if schema["type"] == "definition-ref":
+            return self.compile(schema, sorted_keys, tag)
+        kind = schema["type"]
+        if kind == "model":
+            sorted_keys = sorted_keys or _sorts_keys(schema)
+            members = self.fields(schema, sorted_keys)
+            if tag is not None:  # the discriminator must be there, whatever its default
+                members = [_Member(m.key, m.value, m.required or m.key == tag) for m in members]
+            return _object(members)
+        if tag is not None:
+            raise Unsupported(f"tagged-union choice of type {kind}")
+        return self.compile_value(schema, kind, sorted_keys)
+
+    def compile_value(self, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Seq:
+        plain = not set(schema) - {"type", "strict", "ref", "metadata", "serialization"}
+        if kind == "str" and plain:
+            return _opaque(_STRING)
+        if kind == "float" and plain:
+            return _opaque(rb"(?:" + _NUMBER + rb")")
+        if kind == "int":
+            return _opaque(_integer(schema))
+        if kind == "bool":
+            return _alt([_lit(b"true"), _lit(b"false")])
+        if kind == "none":
+            return _lit(b"null")
+        if kind == "any":
+            return _opaque(_value(VALUE_DEPTH))
+        if kind == "literal":
+            return _alt([_literal(value) for value in schema["expected"]])
+        if kind == "enum" and schema.get("sub_type") == "str":
+            return _alt([_literal(member.value) for member in schema["members"]])
+        if kind == "nullable":
+            return _alt([_lit(b"null"), self.compile(schema["schema"], sorted_keys)])
+        if kind == "list" and not set(schema) - {"type", "items_schema", "strict", "ref"} - {
+            "metadata",
+            "serialization",
+        }:
+            return _opaque(_array(_group(self.compile(schema["items_schema"], sorted_keys))))
+        if kind == "union":
+            choices = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
+            return _alt([self.compile(choice, sorted_keys) for choice in choices])
+        if kind == "tagged-union" and isinstance(schema["discriminator"], str):
+            tag = schema["discriminator"]
+            return _alt([self.compile(c, sorted_keys, tag) for c in schema["choices"].values()])
+        if kind.startswith("function-"):
+            function = _function(schema)
+            role = fast_path_role_of(function)
+            if role == CANONICAL_TIMESTAMP and kind == "function-after":
+                return _opaque(_TIMESTAMP)
+            if role == TRANSPARENT:
+                return self.compile(schema["schema"], sorted_keys)
+            raise Unsupported(f"validator {getattr(function, '__qualname__', function)}")
+        raise Unsupported(f"schema {kind} {sorted(schema)}")
+
+    def fields(self, schema: dict[str, Any], sorted_keys: bool) -> list[_Member]:
+        if schema.get("custom_init") or schema.get("root_model") or schema.get("post_init"):
+            raise Unsupported(f"model {schema.get('cls')} with custom construction")
+        inner = schema["schema"]
+        if inner["type"] != "model-fields":
+            raise Unsupported(f"model around {inner['type']}")
+        members = []
+        for name, field in inner["fields"].items():
+            alias = field.get("validation_alias")
+            if alias is not None and not isinstance(alias, str):
+                raise Unsupported("alias path")
+            value = field["schema"]
+            required = value["type"] != "default"
+            if not required:
+                value = value["schema"]
+            members.append(_Member(alias or name, self.compile(value, sorted_keys), required))
+        if sorted_keys:
+            members.sort(key=lambda member: member.key.encode())
+        return members
+
+
+def _type_seq(tp: Any) -> tuple[Seq, set[str]]:
+    compiler = _Compiler()
+    schema: dict[str, Any] = dict(adapter(tp).core_schema)
+    seq = compiler.compile(schema, sorted_keys=False)
+    return seq, compiler.first_keys(schema)
+
+
+def _lines_pattern(document: bytes) -> bytes:
+    return rb"(?:" + document + rb"\r?(?:\n|\Z))*+"
+
+
+def build_pattern(
+    version: str, types: Sequence[str], detect: Callable[[str], str | None] | None
+) -> bytes:
+    """The expression for documents of ``types``, one per line (b"" when none can be expressed;
+    with ``detect``, only the types whose first keys ``detect`` maps back to them)."""
+    wire = find(version).load()
+    seqs = []
+    for name in types:
+        try:
+            seq, first_keys = _type_seq(getattr(wire, name))
+        except Unsupported:
+            continue
+        if detect is not None and any(detect(key) != name for key in first_keys):
+            continue  # a document of this type could be detected as another one
+        seqs.append(seq)
+    return _lines_pattern(_group(_alt(seqs))) if seqs else b""

@@ -1,0 +1,50 @@
+"""The registry of formats and versions (runtime/formats.py) is the one list everything reads:
+pyproject's package table, the schema folders, the generated packages and the package itself
+agree with it, and versions are found however people write them."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from corpus import ROOT
+
+import phi_wire
+from phi_wire.formats import VERSIONS, UnknownVersion, WireVersion, find, newest, version_of
+
+
+def test_pyproject_maps_every_registered_version_to_its_generated_package() -> None:
+    """Adding a version: one line in VERSIONS, its package-dir and packages entries here."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapped = {
+        package: folder
+        for package, folder in setuptools["package-dir"].items()
+        if package not in {"phi_wire", "phi_wire.schemas"}
+    }
+    expected = {entry.module: f"generated/python/{entry.folder}" for entry in VERSIONS}
+    assert mapped == expected, "pyproject's package-dir must list exactly the registry's versions"
+    assert set(expected) <= set(setuptools["packages"]), "list each version in packages too"
+
+
+@pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
+def test_each_version_has_schemas_and_a_public_module(entry: WireVersion) -> None:
+    assert (ROOT / "schemas" / entry.folder).is_dir()
+    module = entry.load()
+    assert entry.version == module.VERSION and entry.format == module.FORMAT
+    assert version_of(module.Usage) == entry
+
+
+def test_the_package_speaks_the_newest_version() -> None:
+    assert phi_wire.AgentEvent is newest().load().AgentEvent
+    assert phi_wire.__version__.count(".") == 2
+
+
+@pytest.mark.parametrize("text", ["0.8", "0.8.0", "0.8.7", "v0.8", " 0.8 "])
+def test_versions_are_found_as_people_write_them(text: str) -> None:
+    assert find(text).version == "0.8"
+
+
+@pytest.mark.parametrize("text", ["0.9", "8", "0.8.0.1", "latest", "0.٨", ""])
+def test_unknown_versions_name_the_choices(text: str) -> None:
+    with pytest.raises(UnknownVersion, match=r"choose one of 0\.8, 0\.10"):
+        find(text)
