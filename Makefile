@@ -25,8 +25,9 @@ demo: $(BIN)/phi-wire
 
 # The sdist, and the wheel built from it (so the sdist is proven complete).
 wheel: $(BIN)/phi-wire
-	rm -rf $(DIST)
-	$(BIN)/python -m build --outdir $(DIST) . > build/wheel.log || (cat build/wheel.log; exit 1)
+	rm -rf $(DIST) && mkdir -p build
+	$(BIN)/python -m build --outdir $(DIST) . > build/wheel.log 2>&1 || (cat build/wheel.log; exit 1)
+	@! grep -i deprecat build/wheel.log || (echo "make wheel: the build warns of a deprecation"; exit 1)
 	@ls $(DIST)
 
 test: wheel
