@@ -1,0 +1,78 @@
+"""``phi_wire.convert``: one implementation's JSON as another's, saying exactly what is lost.
+
+    from phi_wire.convert import convert
+
+    result = convert(clark_message, source="clark-agent", target="phi-core")
+    result.value    # a model of the target format (phi-core: the newest version's)
+    result.losses   # one Loss per piece of the source the target cannot hold, or had to invent
+
+Each ``Loss`` names a JSON pointer into the *source* document and a reason. Nothing is lost
+silently: a piece of the source that no loss names survives a round trip source -> target ->
+source. Converters exist between phi-core and every other format (``CONVERTERS``); the mapping
+tables they implement are in ``docs/conversions.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
+
+from phi_wire.formats import FORMATS, version_of
+
+__all__ = ["CONVERTERS", "Conversion", "Loss", "UnsupportedConversion", "convert"]
+
+
+class Loss(NamedTuple):
+    """One piece of the source that the target cannot hold, or that the target needed and the
+    source did not have."""
+
+    pointer: str
+    """RFC 6901 pointer into the source document ("" is the whole document)."""
+    kind: Literal["dropped", "invented", "changed"]
+    """``dropped``: the target has no place for it; ``invented``: the target requires a value the
+    source lacks, so one was made up (the reason says which); ``changed``: kept, but not exactly
+    (a timestamp rounded to the target's precision, a value mapped to its nearest counterpart)."""
+    reason: str
+
+
+class Conversion(NamedTuple):
+    """A converted value and what the conversion lost."""
+
+    value: Any
+    losses: tuple[Loss, ...]
+
+
+class UnsupportedConversion(ValueError):
+    """No converter between these formats, or not for this type of value."""
+
+
+CONVERTERS: dict[tuple[str, str], str] = {}
+"""``(source, target)`` -> ``"module:function"`` of the converter (imported on first use). Each
+function takes a model of the source format and returns a ``Conversion``."""
+
+
+def _converter(source: str, target: str) -> Callable[[Any], Conversion]:
+    location = CONVERTERS.get((source, target))
+    if location is None:
+        pairs = ", ".join(f"{a} -> {b}" for a, b in sorted(CONVERTERS)) or "none yet"
+        raise UnsupportedConversion(f"no converter from {source} to {target} (there are: {pairs})")
+    module, _, function = location.partition(":")
+    converter: Callable[[Any], Conversion] = getattr(importlib.import_module(module), function)
+    return converter
+
+
+def convert(value: Any, *, source: str | None = None, target: str = "phi-core") -> Conversion:
+    """``value`` (a model of ``source``; by default the format whose module defines it) as a model
+    of ``target``, with the losses."""
+    if source is None:
+        entry = version_of(value)
+        if entry is None:
+            raise UnsupportedConversion(f"{type(value).__name__} is not a wire type; name source=")
+        source = entry.format
+    for name in (source, target):
+        if name not in FORMATS:
+            raise UnsupportedConversion(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
+    if source == target:
+        return Conversion(value, ())
+    return _converter(source, target)(value)
