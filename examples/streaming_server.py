@@ -6,7 +6,7 @@
 ``/events`` replays examples/events.jsonl; ``/live`` translates a (simulated) provider stream into
 AgentEvents as it arrives. Each event is one SSE message (``event:`` its type, ``id:`` its
 position, ``data:`` the exact JSON phi-core writes); a client that reconnects with
-``Last-Event-ID`` resumes after that event.
+``Last-Event-ID`` resumes after that event, and is answered 204 once it has them all.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from phi_wire import (
@@ -32,19 +32,20 @@ from phi_wire import (
     atranslate_stream,
     loads,
 )
-from phi_wire.sse import MEDIA_TYPE, asse_body, sse_body
+from phi_wire.sse import asse_response, sse_response
 
 EVENTS = Path(__file__).resolve().parent / "events.jsonl"
-HEADERS = {"Cache-Control": "no-cache"}
 
 
 def recorded_events() -> list[AgentEvent]:
     return [loads(AgentEvent, line) for line in EVENTS.read_text(encoding="utf-8").splitlines()]
 
 
-async def replay(request: Request) -> StreamingResponse:
-    body = sse_body(recorded_events(), last_event_id=request.headers.get("last-event-id"))
-    return StreamingResponse(body, media_type=MEDIA_TYPE, headers=HEADERS)
+async def replay(request: Request) -> Response:
+    reply = sse_response(recorded_events(), last_event_id=request.headers.get("last-event-id"))
+    if reply.status == 204:  # the client has every event: tell it to stop reconnecting
+        return Response(status_code=204)
+    return StreamingResponse(reply.body, headers=reply.headers)
 
 
 async def provider() -> AsyncIterator[StreamEvent]:
@@ -65,10 +66,13 @@ async def provider() -> AsyncIterator[StreamEvent]:
     yield StreamDone(message=reply)
 
 
-async def live(request: Request) -> StreamingResponse:
+async def live(request: Request) -> Response:
     agent_events = atranslate_stream(provider(), loop_id="demo.1", model="demo-model")
-    body = asse_body(agent_events, last_event_id=request.headers.get("last-event-id"))
-    return StreamingResponse(body, media_type=MEDIA_TYPE, headers=HEADERS)
+    last_event_id = request.headers.get("last-event-id")
+    reply = await asse_response(agent_events, last_event_id=last_event_id)
+    if reply.status == 204:
+        return Response(status_code=204)
+    return StreamingResponse(reply.body, headers=reply.headers)
 
 
 app = Starlette(routes=[Route("/events", replay), Route("/live", live)])

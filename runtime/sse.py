@@ -19,7 +19,9 @@ pointer, or, with ``on_error=callback``, is reported to the callback and skipped
 Server: ``sse_body()`` / ``asse_body()`` turn a (sync / async) iterable of events into the bytes
 of a ``text/event-stream`` body for any framework's streaming response; event *n* gets ``id: n``
 and a reconnect resumes after the client's ``Last-Event-ID``; the async form sends a comment
-keep-alive while the source is idle. ``sse_app()`` is a complete ASGI app.
+keep-alive while the source is idle. ``sse_response()`` / ``asse_response()`` add the status:
+``204`` when nothing follows the client's ``Last-Event-ID`` (the stream is over), which tells the
+client to stop. ``sse_app()`` is a complete ASGI app that does all of it.
 """
 
 from __future__ import annotations
@@ -27,41 +29,49 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import (
-    AsyncGenerator,
-    AsyncIterable,
     AsyncIterator,
-    Awaitable,
     Callable,
-    Iterable,
     Iterator,
-    MutableMapping,
 )
 from typing import Any, cast
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
-from ._codec import dumps, loads
+from ._codec import loads
+from ._sse_server import (
+    KEEP_ALIVE,
+    MEDIA_TYPE,
+    AsyncSSEResponse,
+    SSEResponse,
+    asse_body,
+    asse_response,
+    encode,
+    sse_app,
+    sse_body,
+    sse_response,
+)
 from .errors import WireError
 
 __all__ = [
     "DEFAULT_RETRY_MS",
     "KEEP_ALIVE",
     "MEDIA_TYPE",
+    "AsyncSSEResponse",
     "SSEDecodeError",
+    "SSEResponse",
     "aevents",
     "asse_body",
+    "asse_response",
     "encode",
     "events",
     "sse_app",
     "sse_body",
+    "sse_response",
 ]
 
-MEDIA_TYPE = "text/event-stream"
 DEFAULT_RETRY_MS = 1000
 """Reconnection delay until the server sends ``retry:`` (the spec leaves it to the client)."""
-KEEP_ALIVE = b": keep-alive\n\n"
-"""A comment message: keeps proxies from closing an idle stream; clients ignore it."""
 
 _TIMEOUT = httpx.Timeout(30.0, read=None)  # an SSE stream may stay quiet for long
 _DROPS = (httpx.TransportError,)  # connection refused, reset, read timeout, incomplete body...
@@ -83,137 +93,6 @@ class SSEDecodeError(ValueError):
     def pointer(self) -> str:
         """JSON pointer of the (first) problem inside the message's data."""
         return self.error.pointer
-
-
-# --- server side ---------------------------------------------------------------------------------
-
-
-def encode(event: Any, id: str | None = None) -> bytes:
-    """One SSE message for ``event``: ``event: <type>``, optional ``id:``, ``data: <json>``."""
-    lines = [f"event: {event.type}"]
-    if id is not None:
-        if "\n" in id or "\r" in id or "\0" in id:
-            raise ValueError("an SSE id cannot hold CR, LF or NUL")
-        lines.append(f"id: {id}")
-    lines.append(f"data: {dumps(event)}")
-    return ("\n".join(lines) + "\n\n").encode("utf-8")
-
-
-def _resume_after(last_event_id: str | None) -> int:
-    """The number of the last event the client has; -1 for none (or an id not made here)."""
-    if last_event_id and last_event_id.isascii() and last_event_id.isdecimal():
-        return int(last_event_id)
-    return -1
-
-
-def _retry(retry_ms: int | None) -> list[bytes]:
-    return [] if retry_ms is None else [f"retry: {int(retry_ms)}\n\n".encode()]
-
-
-def sse_body(
-    stream: Iterable[Any], *, last_event_id: str | None = None, retry_ms: int | None = None
-) -> Iterator[bytes]:
-    """The body of a ``text/event-stream`` response: event *n* (from 0) gets ``id: n``; with the
-    client's ``Last-Event-ID`` the events up to that id are skipped, so a reconnect resumes."""
-    skip = _resume_after(last_event_id)
-    yield from _retry(retry_ms)
-    for number, event in enumerate(stream):
-        if number > skip:
-            yield encode(event, id=str(number))
-
-
-async def asse_body(
-    stream: AsyncIterable[Any] | Iterable[Any],
-    *,
-    last_event_id: str | None = None,
-    retry_ms: int | None = None,
-    keep_alive: float | None = 15.0,
-) -> AsyncIterator[bytes]:
-    """``sse_body`` for async (or sync) sources; a ``KEEP_ALIVE`` comment goes out whenever the
-    source has been idle for ``keep_alive`` seconds (None: never)."""
-    skip = _resume_after(last_event_id)
-    for chunk in _retry(retry_ms):
-        yield chunk
-    source = _aiterate(stream)
-    number = 0
-    pending: asyncio.Task[Any] | None = None
-    try:
-        while True:
-            pending = pending or asyncio.ensure_future(anext(source))
-            done, _ = await asyncio.wait({pending}, timeout=keep_alive)
-            if not done:  # idle: the pending read goes on, untouched
-                yield KEEP_ALIVE
-                continue
-            try:
-                event = pending.result()
-            except StopAsyncIteration:
-                return
-            finally:
-                pending = None
-            if number > skip:
-                yield encode(event, id=str(number))
-            number += 1
-    finally:  # the response was closed early: stop reading the source too
-        if pending is not None:
-            pending.cancel()  # its cancellation finalises the source
-        else:
-            await source.aclose()
-
-
-async def _aiterate(stream: AsyncIterable[Any] | Iterable[Any]) -> AsyncGenerator[Any, None]:
-    if isinstance(stream, AsyncIterable):
-        async for item in stream:
-            yield item
-    else:
-        for item in stream:
-            yield item
-
-
-def sse_app(
-    make_stream: Callable[[], AsyncIterable[Any] | Iterable[Any]],
-    *,
-    retry_ms: int | None = None,
-    keep_alive: float | None = 15.0,
-) -> Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]:
-    """A minimal ASGI app serving ``make_stream()`` as SSE, honouring ``Last-Event-ID``; it
-    stops reading the stream when the client disconnects."""
-
-    async def app(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return
-        headers = dict(scope.get("headers") or [])
-        last = headers.get(b"last-event-id", b"").decode("latin-1") or None
-
-        async def stream() -> None:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", MEDIA_TYPE.encode()),
-                        (b"cache-control", b"no-cache"),
-                    ],
-                }
-            )
-            body = asse_body(
-                make_stream(), last_event_id=last, retry_ms=retry_ms, keep_alive=keep_alive
-            )
-            async for chunk in body:
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-        async def disconnected() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-
-        tasks = {asyncio.ensure_future(stream()), asyncio.ensure_future(disconnected())}
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        for task in done:
-            task.result()  # re-raise a failure of the stream
-
-    return app
 
 
 # --- client side ---------------------------------------------------------------------------------

@@ -17,13 +17,16 @@ from sse_server import serve, serve_asgi
 import phi_wire.v0_8 as wire
 from phi_wire.sse import (
     KEEP_ALIVE,
+    MEDIA_TYPE,
     SSEDecodeError,
     aevents,
     asse_body,
+    asse_response,
     encode,
     events,
     sse_app,
     sse_body,
+    sse_response,
 )
 
 STREAM = fixtures_root() / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
@@ -177,12 +180,11 @@ def test_id_only_messages_move_the_resume_point_and_bad_retry_values_are_ignored
         # The body ends inside no message: one clean response, no reconnect.
         received = list(events(f"{server.url}/raw/ids", wire.AgentEvent, client=client))
         assert texts(received) == [LINES[1]] and reconnects == [None]
-        # Cut after the id-only message: the reconnect resumes from id 6.
+        # Cut after the id-only message: the reconnect resumes from id 6 (and gets 204).
         cut = "retry: 20\n\nretry: -5\n\n" + "id: 6\n\n" + "data: {"  # no event: no progress either
         server.raw["cut"] = cut.encode()
-        with pytest.raises(httpx.TransportError):
-            list(events(f"{server.url}/raw/cut", wire.AgentEvent, client=client, max_retries=1))
-    assert reconnects[1:] == [None, "6"]  # then max_retries=1 gives up
+        assert list(events(f"{server.url}/raw/cut", wire.AgentEvent, client=client)) == []
+    assert reconnects[1:] == [None, "6"]
 
 
 def test_a_response_that_is_not_an_event_stream_is_refused() -> None:
@@ -225,6 +227,40 @@ def test_asse_body_sends_keep_alives_while_the_source_is_idle() -> None:
     chunks = asyncio.run(collect())
     assert chunks[-1] == encode(EVENTS[2], id="1")
     assert chunks[:-1] == [KEEP_ALIVE] * len(chunks[:-1]) and len(chunks) >= 3
+
+
+def test_sse_response_answers_204_once_nothing_follows() -> None:
+    assert sse_response(EVENTS[:5], last_event_id="4").status == 204
+    assert sse_response([]).status == 204
+    reply = sse_response(EVENTS[:5], last_event_id="3", retry_ms=7)
+    assert reply.status == 200 and reply.headers["Content-Type"] == MEDIA_TYPE
+    assert b"".join(reply.body) == b"retry: 7\n\n" + encode(EVENTS[4], id="4")
+
+    async def idle() -> AsyncIterator[Any]:
+        await asyncio.sleep(60)
+        yield EVENTS[1]
+
+    async def check() -> None:
+        over = await asse_response(EVENTS[:5], last_event_id="4")
+        assert over.status == 204 and [chunk async for chunk in over.body] == []
+        more = await asse_response(EVENTS[:5], last_event_id="3", retry_ms=7)
+        assert more.status == 200 and more.headers["Cache-Control"] == "no-cache"
+        assert [chunk async for chunk in more.body] == [b"retry: 7\n\n", encode(EVENTS[4], "4")]
+        live = await asse_response(idle(), keep_alive=0.01)  # idle, not over: 200
+        assert live.status == 200 and await anext(live.body) == KEEP_ALIVE
+        await live.body.aclose()
+
+    asyncio.run(check())
+
+
+def test_sse_app_answers_204_to_a_reconnect_past_the_end() -> None:
+    with serve_asgi(sse_app(lambda: EVENTS[:5])) as url:
+        over = httpx.get(url, headers={"Last-Event-ID": "4"})
+        more = httpx.get(url, headers={"Last-Event-ID": "3"})
+        huge = httpx.get(url, headers={"Last-Event-ID": "9" * 5000})  # not an id made here
+    assert over.status_code == 204 and over.content == b""
+    assert more.status_code == 200 and more.content == encode(EVENTS[4], id="4")
+    assert huge.status_code == 200 and huge.content == b"".join(sse_body(EVENTS[:5]))
 
 
 def test_sse_app_over_uvicorn_with_an_async_source() -> None:
