@@ -30,7 +30,9 @@ def main() -> None:
     for event in events(f"{url}/events"):  # typed AgentEvents, strictly validated
         print(f"{event.type:20s} {dumps(event)[:60]}...")
     accumulator = MessageAccumulator()
-    for event in events(f"{url}/live"):
+    # A single reply, not a whole run: it is over at its MessageEnd (without this rule the
+    # client would reconnect after the server's close and learn so from the server's 204).
+    for event in events(f"{url}/live", until=lambda event: event.type == "MessageEnd"):
         accumulator.feed(event)  # the live partial message, then exactly the final one
         print(f"{event.type:20s} {accumulator.message.text!r}")
     server.should_exit = True

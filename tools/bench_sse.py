@@ -4,10 +4,10 @@
 
 1. An SSE body holding phi-core's fixture event stream ``--copies`` times is read from an
    in-memory ``httpx.Response`` (no network noise) four ways, interleaved, ``--repeat`` times:
-   the baseline (httpx-sse + ``json.loads`` per event), ``phi_wire.sse.events`` (httpx-sse +
-   ``loads(AgentEvent, ...)`` + resume bookkeeping: the real client path), httpx-sse + pydantic's
-   ``validate_json`` into the same models without phi-wire's serde checks (the ceiling of any
-   decode into pydantic models), and httpx-sse alone.
+   the baseline (httpx-sse + ``json.loads`` per event), ``phi_wire.sse.events`` (bounded message
+   framing, httpx-sse, ``loads(AgentEvent, ...)`` and resume bookkeeping: the real client path),
+   httpx-sse + pydantic's ``validate_json`` into the same models without phi-wire's serde checks
+   (the ceiling of any decode into pydantic models), and httpx-sse alone.
    Medians in events/s and the typed/baseline ratio are printed (goal: >= 0.9x), then the
    per-event cost of ``json.loads`` and ``loads`` on their own, which bounds that ratio.
 2. ``translate_stream`` over provider streams of N and 10N deltas (thinking, text and tool-call
@@ -55,8 +55,17 @@ def baseline(body: bytes) -> int:
     return sum(1 for sse in EventSource(response(body)).iter_sse() if json.loads(sse.data))
 
 
-def typed(body: bytes) -> int:
-    return sum(1 for _ in events(response(body), wire.AgentEvent))
+def typed(body: bytes, count: int) -> int:
+    """phi_wire.sse.events, told which event is the last: the end of a response is otherwise a
+    drop to resume from, and an in-memory body has no server to reconnect to."""
+    delivered = 0
+
+    def last(_: object) -> bool:
+        nonlocal delivered
+        delivered += 1
+        return delivered == count
+
+    return sum(1 for _ in events(response(body), wire.AgentEvent, until=last))
 
 
 def pydantic_only(body: bytes) -> int:
@@ -126,11 +135,11 @@ def main() -> None:
     count = len(stream)
     cases: dict[str, Callable[[], object]] = {
         "httpx-sse + json.loads": lambda: baseline(body),
-        "phi_wire.sse.events": lambda: typed(body),
+        "phi_wire.sse.events": lambda: typed(body, count),
         "httpx-sse + validate_json": lambda: pydantic_only(body),
         "httpx-sse decode only": lambda: decode_only(body),
     }
-    assert baseline(body) == typed(body) == pydantic_only(body) == count
+    assert baseline(body) == typed(body, count) == pydantic_only(body) == count
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.repeat):
         for name, function in cases.items():
