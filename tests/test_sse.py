@@ -687,12 +687,13 @@ def test_4_a_huge_retry_is_capped(twin: str, retry: str) -> None:
 
 
 def test_4_failures_in_a_row_back_off_exponentially_up_to_the_cap() -> None:
-    def handler(exchange: Exchange) -> None:
+    def handler(exchange: Exchange) -> None:  # "retry: 50", then a cut: never an event
         exchange.start()
+        exchange.send(b"retry: 50\n\n")
         exchange.drop()
 
     with serve(routes={"/s": handler}) as server:
-        _, error = read("sync", f"{server.url}/s", retry_ms=50, max_retry_delay=0.1, max_retries=6)
+        _, error = read("sync", f"{server.url}/s", max_retry_delay=0.1, max_retries=6)
     assert isinstance(error, httpx.RemoteProtocolError) and len(server.requests) == 7
     waits = gaps(server)
     assert waits[0] >= 0.05 and all(wait >= 0.1 for wait in waits[1:])  # 50 ms, then doubled
