@@ -36,7 +36,7 @@ class _Escaped(str):
 
 
 def _marking_scanstring(text: str, end: int, strict: bool = True) -> tuple[str, int]:
-    value, after = json.decoder.scanstring(text, end, strict)
+    value, after = json.decoder.scanstring(text, end, strict)  # type: ignore[attr-defined]
     if "\\" in text[end:after]:
         return _Escaped(value), after
     return value, after

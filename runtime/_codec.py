@@ -91,12 +91,12 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     if holds_borrowed(value) and b"\\" in raw:
         escaped = find_escaped_borrowed(raw, value)
         if escaped is not None:
-            found = json.dumps(escaped.value, ensure_ascii=False)
+            text = json.dumps(escaped.value, ensure_ascii=False)
             raise WireError(
                 name,
                 escaped.pointer,
                 f"expected a borrowed string (serde reads this &str in place: no escape "
-                f"sequences), found string {found} written with an escape",
+                f"sequences), found string {text} written with an escape",
             )
     return value
 
