@@ -132,51 +132,102 @@ UNIT_ENUMS: dict[str, tuple[str, ...]] = {
 }
 """Unit-variant enums and their names, first match wins ("aborted" is a StopReason)."""
 
-_STRUCTS: tuple[tuple[str, frozenset[str]], ...] = (
-    # type, keys that only it has (checked in order, after the tagged enums)
-    ("TrajectoryRecord", frozenset({"seq", "recorded_at_unix_ms", "payload"})),
-    ("ProviderRequestSummary", frozenset({"system_prompt_bytes", "message_counts"})),
-    ("ProviderContentCounts", frozenset({"system_message_bytes", "user_text_blocks"})),
-    ("ProviderMessageCounts", frozenset({"system", "user", "assistant", "tool_result", "custom"})),
-    ("RunIdentity", frozenset({"run_id"})),
-    ("ToolSchema", frozenset({"name", "description", "parameters"})),
-    ("ToolCall", frozenset({"id", "name", "arguments"})),
-    ("ReasoningDetailsContent", frozenset({"details"})),
-    ("ImageContent", frozenset({"source"})),
-    ("TextContent", frozenset({"text"})),
+_STRUCTS: tuple[tuple[str, frozenset[str], frozenset[str]], ...] = (
+    # type, keys it requires, keys it may have: checked in order, after the tagged enums
+    (
+        "TrajectoryRecord",
+        frozenset({"seq", "recorded_at_unix_ms", "payload"}),
+        frozenset({"schema_version", "run_id", "parent_run_id", "depth"}),
+    ),
+    ("ProviderRequestSummary", frozenset({"system_prompt_bytes", "message_counts"}), frozenset()),
+    ("ProviderContentCounts", frozenset({"system_message_bytes", "user_text_blocks"}), frozenset()),
+    (
+        "ProviderMessageCounts",
+        frozenset({"system", "user", "assistant", "tool_result", "custom"}),
+        frozenset(),
+    ),
+    (
+        "RunIdentity",
+        frozenset({"run_id"}),
+        frozenset({"parent_run_id", "depth", "conversation_id", "deadline_unix_ms"}),
+    ),
+    (
+        "ToolResult",
+        frozenset({"content"}),
+        frozenset({"is_error", "details", "terminate", "narration"}),
+    ),
+    ("ToolSchema", frozenset({"name", "description", "parameters"}), frozenset()),
+    ("ToolCall", frozenset({"id", "name", "arguments"}), frozenset()),
+    ("ReasoningDetailsContent", frozenset({"details"}), frozenset()),
+    ("ImageContent", frozenset({"source"}), frozenset({"media_type", "alt"})),
+    ("TextContent", frozenset({"text"}), frozenset()),
 )
+"""Untagged structs. The big ones are told by keys only they have (unknown keys allowed); the
+small generic ones (``{"text"}``, ``{"id", "name", "arguments"}``) only by their exact keys."""
+
+_OPEN = frozenset({"TrajectoryRecord", "ProviderRequestSummary", "ProviderContentCounts"})
 
 _USAGE_KEYS = frozenset(
     {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
 )
-_TOOL_RESULT_KEYS = frozenset({"content", "is_error", "details", "terminate", "narration"})
+_MESSAGE_FIELDS = ("message", "partial", "assistant")
+_MESSAGE_LISTS = ("messages", "before", "after", "tool_results", "new_messages")
 
 
-def _tagged(tag_value: Any, keys: frozenset[str], tag_key: str) -> str | None:
+def _tagged(document: dict[str, Any], tag_key: str) -> str | None:
+    tag_value = document[tag_key]
     found = TAGGED[tag_key].get(tag_value) if isinstance(tag_value, str) else None
-    if found is None or not found[1] <= keys:
+    if found is None or not found[1] <= document.keys():
+        return None
+    # events and records that carry messages: the messages must be clark-agent's too (pi's
+    # events have the same snake_case names, with pi messages inside)
+    for key in _MESSAGE_FIELDS:
+        if key == "partial" and tag_value != "message_update":
+            continue  # tool_execution_update's partial is a ToolResult
+        if key in document and _object_type(document[key]) != "AgentMessage":
+            return None
+    for key in _MESSAGE_LISTS:
+        items = document.get(key)
+        if isinstance(items, list) and any(_object_type(item) != "AgentMessage" for item in items):
+            return None
+    if tag_key == "role" and tag_value == "user" and not _user_content(document["content"]):
         return None
     return found[0]
+
+
+def _user_content(content: Any) -> bool:
+    """A string, or blocks that are all clark-agent's text or image blocks."""
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(block, dict) and _object_type(block) == "UserBlock" for block in content
+    )
+
+
+def _object_type(value: Any) -> str | None:
+    return _object(value) if isinstance(value, dict) else None
 
 
 def _object(document: dict[str, Any]) -> str | None:
     keys = frozenset(document)
     for tag_key in TAGGED:
         if tag_key in document:
-            found = _tagged(document[tag_key], keys, tag_key)
+            found = _tagged(document, tag_key)
             if found is not None:
                 return found
     if len(document) == 1:
         ((name, body),) = document.items()
         if body is None:  # a unit variant in map form: {"end_turn": null}
             return _unit(name)
-    for name, required in _STRUCTS:
-        if required <= keys:
+    for name, required, optional in _STRUCTS:
+        if required <= keys and (name in _OPEN or keys <= required | optional):
+            if name == "ToolResult" and not (
+                isinstance(document["content"], list) and _user_content(document["content"])
+            ):
+                continue  # its blocks are text and image blocks, as a user's
             return name
-    if keys & _USAGE_KEYS:
+    if keys and keys <= _USAGE_KEYS:
         return "Usage"
-    if "content" in keys and isinstance(document["content"], list) and keys <= _TOOL_RESULT_KEYS:
-        return "ToolResult"
     return None
 
 
