@@ -241,6 +241,7 @@ def test_stop_reasons_convert_by_the_table(stop: Any) -> None:
 
 def test_the_docs_example_runs_as_shown() -> None:
     block = DOC.read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
+    assert block in (ROOT / "README.md").read_text(encoding="utf-8"), "README shows the same"
     scope: dict[str, Any] = {}
     exec(block, scope)
     assert scope["result"].losses == (
