@@ -87,8 +87,11 @@ def clark_corpus(root: Path) -> list[tuple[str, Any, bytes]]:
     import phi_wire.clark_agent as clark
 
     base = root / "clark-agent" / "0.4.0"
-    kinds = (("streams", clark.AgentEvent), ("history", clark.AgentMessage))
-    kinds += (("trajectory", clark.TrajectoryRecord),)
+    kinds: tuple[tuple[str, Any], ...] = (
+        ("streams", clark.AgentEvent),
+        ("history", clark.AgentMessage),
+        ("trajectory", clark.TrajectoryRecord),
+    )
     return [
         (folder, tp, line)
         for folder, tp in kinds
