@@ -10,6 +10,8 @@ Serde facts handled here rather than in the models:
   ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
 * serde's sequence form of structs (``[tag, field, ...]``): see ``_sequence``, tried only after
   validation failed;
+* borrowed ``&str`` fields (clark-agent's event ``plugin``), which reject escaped strings: see
+  ``_borrowed``, checked only when the document holds a backslash;
 * output: ``serde_json::to_string`` (compact) or ``to_writer_pretty`` (2-space indent), raw UTF-8.
 """
 
@@ -20,6 +22,7 @@ from typing import Any, TypeVar, cast, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import from_validation_error
 from ._numbers import rewrite_numbers
@@ -85,6 +88,16 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
         duplicate = find_rejected_duplicate(raw, value)
         if duplicate is not None:
             raise WireError(name, duplicate.pointer, f"duplicate field `{duplicate.key}`")
+    if holds_borrowed(value) and b"\\" in raw:
+        escaped = find_escaped_borrowed(raw, value)
+        if escaped is not None:
+            text = json.dumps(escaped.value, ensure_ascii=False)
+            raise WireError(
+                name,
+                escaped.pointer,
+                f"expected a borrowed string (serde reads this &str in place: no escape "
+                f"sequences), found string {text} written with an escape",
+            )
     return value
 
 

@@ -113,6 +113,11 @@ def _select(items: list[_Located], start: int) -> list[_Located]:
         if len(branches) > 1 and _all_fail_alike(branches, start):
             # e.g. a string where every variant wants an object: naming one variant would mislead
             best = [replace(item, variant=item.variant[:-1]) for item in best]
+        elif len(branches) > 1 and _all_fail_on_shape(branches, start):
+            # an untagged union whose every lane wants another JSON type (clark-agent's
+            # UserContent: a string or an array): say all of them, as serde's "did not match any
+            # variant of untagged enum" does
+            return [*selected, _no_lane_fits(branches)]
         selected += _select(best, start + 1)
     return selected
 
@@ -122,6 +127,44 @@ def _all_fail_alike(branches: dict[Any, list[_Located]], start: int) -> bool:
     return len(kinds) == 1 and all(
         _depth(item, start) == 0 for group in branches.values() for item in group
     )
+
+
+def _all_fail_on_shape(branches: dict[Any, list[_Located]], start: int) -> bool:
+    """Every branch rejected the value itself (one error each, no step into it) for its type."""
+    return all(
+        len(group) == 1
+        and _depth(group[0], start) == 0
+        and len(group[0].error["loc"]) == start + 1
+        and group[0].error["type"] in _SHAPE_ERRORS
+        for group in branches.values()
+    )
+
+
+_SHAPE_ERRORS = {
+    "string_type",
+    "list_type",
+    "dict_type",
+    "model_type",
+    "int_type",
+    "float_type",
+    "bool_type",
+    "none_required",
+}
+
+
+def _no_lane_fits(branches: dict[Any, list[_Located]]) -> _Located:
+    items = [group[0] for group in branches.values()]
+    wanted = [_expected(item.error).removeprefix("expected ") for item in items]
+    message = "data did not match any variant of the untagged union: expected " + " or ".join(
+        dict.fromkeys(wanted)
+    )
+    error = ErrorDetails(
+        type="untagged_mismatch",
+        loc=items[0].error["loc"][:-1],
+        msg=message,
+        input=items[0].error["input"],
+    )
+    return replace(items[0], error=error, variant=items[0].variant[:-1])
 
 
 def _only_variant_keys(group: list[_Located], start: int) -> bool:

@@ -2,7 +2,8 @@
 
 Serde fact: ``#[derive(Deserialize)]`` gives every struct and struct variant a ``visit_seq``, so
 ``[1, 2]`` reads as ``Usage {input: 1, output: 2}`` (fields in declaration order; missing trailing
-fields only where ``#[serde(default)]`` fills them; extra elements are an error); an internally
+fields only where ``#[serde(default)]`` fills them (for an ``Option`` the schema says so with
+``x-serde-default``); extra elements are an error); an internally
 tagged enum reads ``[tag, field1, ...]``; ``LlmMessage`` passes a non-object to ``Message``'s
 sequence form; the untagged ``AgentMessage`` tries the LLM lane first. phi-core never writes these
 forms. ``loads`` turns them into objects (only after the fast path has failed) and validates again.
@@ -63,6 +64,13 @@ def _positional_fields(model: type[BaseModel]) -> list[tuple[str, FieldInfo]]:
     return list(model.model_fields.items())
 
 
+def _serde_default(info: FieldInfo) -> bool:
+    """An Option field with ``#[serde(default)]`` (schema: ``x-serde-default``): a missing element
+    reads as None. Without it, serde fills None only for a missing *key*, never in an array."""
+    extra = info.json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("x-serde-default"))
+
+
 def _struct(model: type[BaseModel], items: list[Any], skip: str | None = None) -> dict[str, Any]:
     fields = [(name, info) for name, info in _positional_fields(model) if name != skip]
     if len(items) > len(fields):
@@ -71,7 +79,7 @@ def _struct(model: type[BaseModel], items: list[Any], skip: str | None = None) -
     for index, (name, info) in enumerate(fields):
         if index < len(items):
             result[_wire(name, info)] = items[index]
-        elif info.is_required() or info.default is None:
+        elif info.is_required() or (info.default is None and not _serde_default(info)):
             raise SequenceMismatch(
                 f"{model.__name__} needs {_wire(name, info)!r} at position {index}"
             )

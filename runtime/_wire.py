@@ -3,11 +3,13 @@
 Each piece exists for one serde fact that JSON Schema (and so datamodel-code-generator) cannot say:
 
 * ``WireModel``: serde ignores unknown keys, and per field either writes ``null`` or omits a
-  None (``skip_serializing_if``), fills a default for a missing key, or (``LoopRecord``) reads
+  None, a false or an empty value (``skip_serializing_if``), fills a default for a missing key
+  (the current time for clark-agent's timestamps, see ``_clock``), or (``LoopRecord``) reads
   null as the default. The schema marks these with ``x-`` keywords; this class turns them into
   pydantic field settings once per class.
 * ``WireEnum``: serde reads a unit variant in map form too (``{"stop": null}``) and honours
-  ``#[serde(alias)]`` (``TurnTrigger`` reads ``"FollowUp"``).
+  ``#[serde(alias)]`` (``TurnTrigger`` reads ``"FollowUp"``) and ``#[serde(other)]`` (clark-agent's
+  ``ReasoningFormat`` reads any unknown name as ``"unknown"``).
 * ``LlmMessageBase``: ``LlmMessage`` serializes through ``serde_json::Value``, so its whole
   subtree is written with keys sorted; its metadata keys are parsed one by one with ``.ok()``, so
   a malformed value is dropped instead of failing.
@@ -43,6 +45,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from ._clock import DEFAULT_FACTORIES
 from ._marks import TRANSPARENT, fast_path_role
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
@@ -73,7 +76,7 @@ def sort_json(value: Any) -> Any:
     return value
 
 
-def _to_value_number(value: Any) -> Any:
+def to_value_number(value: Any) -> Any:
     """Integers outside [i64::MIN, u64::MAX] are f64 in a ``serde_json::Value``."""
     if isinstance(value, bool):
         return value
@@ -85,9 +88,9 @@ def _to_value_number(value: Any) -> Any:
         except OverflowError:
             raise ValueError("number out of range for an f64") from None
     if isinstance(value, dict):
-        return {key: _to_value_number(item) for key, item in value.items()}
+        return {key: to_value_number(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_to_value_number(item) for item in value]
+        return [to_value_number(item) for item in value]
     return value
 
 
@@ -97,7 +100,7 @@ def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
     # in Python can still hold integers that a Value cannot.
     if info.mode == "json":
         return value
-    return _to_value_number(value)
+    return to_value_number(value)
 
 
 JsonValue = Annotated[
@@ -120,18 +123,32 @@ def _to_f32(value: float) -> float:
     """
     if math.isnan(value) or math.isinf(value):
         return value
-    try:
-        (single,) = struct.unpack("<f", struct.pack("<f", value))
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    nearest = float(single)
+    nearest = _nearest_f32(value)
     if math.isinf(nearest):
         return nearest
     for digits in range(1, 10):
         text = f"{nearest:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == nearest:
+        if _nearest_f32(float(text)) == nearest:
             return float(text)
     return nearest
+
+
+_F32_MAX = 3.4028234663852886e38
+_F32_OVERFLOW = 2.0**128 - 2.0**103
+"""Halfway between f32::MAX and 2^128: from here on (ties to even) a value rounds to infinity."""
+
+
+def _nearest_f32(value: float) -> float:
+    """The f32 nearest to ``value`` (round half to even), as a float; infinity past the range.
+
+    ``struct.pack`` refuses anything above f32::MAX, even 3.4028235e38, which rounds down to it.
+    """
+    try:
+        (single,) = struct.unpack("<f", struct.pack("<f", value))
+    except OverflowError:
+        limit = _F32_MAX if abs(value) < _F32_OVERFLOW else math.inf
+        return math.copysign(limit, value)
+    return float(single)
 
 
 F32 = Annotated[float, AfterValidator(_to_f32)]
@@ -145,7 +162,9 @@ class WireEnum(StrEnum):
     """A serde unit-variant enum, written as a bare string.
 
     On input serde also reads the map form ``{"Variant": null}`` and any ``#[serde(alias)]``,
-    which a generated enum lists as ``__serde_aliases__`` (from the schema's ``x-serde-aliases``).
+    which a generated enum lists as ``__serde_aliases__`` (from the schema's ``x-serde-aliases``);
+    with ``#[serde(other)]`` (``__serde_other__``, from ``x-serde-other``) every unknown name reads
+    as that variant.
     """
 
     @classmethod
@@ -160,6 +179,9 @@ class WireEnum(StrEnum):
             for member in cls:
                 if member.value == name:
                     return member
+            other: str | None = cls.__dict__.get("__serde_other__")
+            if other is not None:  # #[serde(other)]: every unknown name is this variant
+                return cls(other)
         return None
 
 
@@ -174,7 +196,15 @@ def _is_empty(value: object) -> bool:
     return not value
 
 
-_SKIP_PREDICATES: dict[str, Callable[[object], bool]] = {"is_none": _is_none, "is_empty": _is_empty}
+def _is_false(value: object) -> bool:
+    return value is False
+
+
+_SKIP_PREDICATES: dict[str, Callable[[object], bool]] = {
+    "is_none": _is_none,
+    "is_empty": _is_empty,
+    "is_false": _is_false,
+}
 
 
 class _SerdeFieldValidator(WrapValidator):
@@ -222,6 +252,10 @@ def _apply_serde_markers(field: FieldInfo) -> None:
         field.default, field.default_factory, field.validate_default = PydanticUndefined, list, None
     if extra.get("x-serde-lenient"):  # a fresh default each time, from the factory if any
         field.metadata.append(_lenient(partial(field.get_default, call_default_factory=True)))
+    default = extra.get("x-serde-default")
+    if isinstance(default, str):  # a default computed per read, e.g. the current time
+        # (x-serde-default: true only tells _sequence that the field has #[serde(default)])
+        field.default, field.default_factory = PydanticUndefined, DEFAULT_FACTORIES[default]
     if extra.get("x-serde-null-as-default"):
         field.metadata.append(_null_as_default(field.get_default(call_default_factory=True)))
 

@@ -3,7 +3,8 @@ the validator.
 
 For the generated models (``tools/codegen``): the base classes and annotated scalar types the
 schemas' serde facts need (``WireModel``, ``WireEnum``, ``F32``, ``JsonValue``, ``Timestamp``,
-``LlmMessageBase``) and the helper bases that give models phi-core's methods.
+``LlmMessageBase``; ``OrderedJsonValue`` for formats built with serde_json's ``preserve_order``) and
+the helper bases that give models phi-core's methods.
 
 For the validator and other tools: ``adapter(tp)``, the one pydantic ``TypeAdapter`` per wire
 type that ``loads`` and ``dumps`` use, and ``fast_path_role_of``, which tells the validate fast
@@ -17,6 +18,7 @@ from typing import Any
 from ._codec import adapter
 from ._helpers import ExtensionHelpers, LlmMessageHelpers, MessageHelpers, UsageHelpers
 from ._marks import CANONICAL_TIMESTAMP, FAST_PATH_ROLE, TRANSPARENT, FastPathRole
+from ._ordered_value import OrderedJsonValue
 from ._wire import F32, JsonValue, LlmMessageBase, Timestamp, WireEnum, WireModel
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "LlmMessageBase",
     "LlmMessageHelpers",
     "MessageHelpers",
+    "OrderedJsonValue",
     "Timestamp",
     "UsageHelpers",
     "WireEnum",

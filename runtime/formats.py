@@ -60,6 +60,7 @@ class WireVersion(NamedTuple):
 VERSIONS: tuple[WireVersion, ...] = (
     WireVersion("phi-core", "0.8", "phi_wire.v0_8"),
     WireVersion("phi-core", "0.10", "phi_wire.v0_10"),
+    WireVersion("clark-agent", "0.4", "phi_wire.clark_agent"),
 )
 """Every supported version, oldest first within each format."""
 

@@ -1,4 +1,5 @@
-"""Where the phi-core fixture corpus lives, and what its manifests say.
+"""Where the fixture corpora live (phi-core's and other implementations'), and what their
+manifests say.
 
 The corpus is read in place (never copied into the repository): ``$PHI_WIRE_FIXTURES`` if set,
 else ``../shared/fixtures`` beside the project root. A missing corpus is an error, not a skip.
@@ -28,8 +29,9 @@ def fixtures_root() -> Path:
 
 @dataclass(frozen=True)
 class Fixture:
-    version: str  # phi-core release, e.g. "0.8.0"
+    version: str  # the implementation's release, e.g. "0.8.0"
     entry: dict[str, Any]  # the manifest record
+    implementation: str = "phi-core"  # the corpus folder: phi-core, clark-agent...
 
     @property
     def id(self) -> str:
@@ -44,17 +46,17 @@ class Fixture:
         return str(self.entry["type"])
 
     def path(self, key: str) -> Path:
-        return fixtures_root() / "phi-core" / self.version / self.entry[key]
+        return fixtures_root() / self.implementation / self.version / self.entry[key]
 
     def read(self, key: str) -> bytes:
         return self.path(key).read_bytes()
 
 
-def manifest(version: str) -> list[Fixture]:
-    path = fixtures_root() / "phi-core" / version / "manifest.json"
+def manifest(version: str, implementation: str = "phi-core") -> list[Fixture]:
+    path = fixtures_root() / implementation / version / "manifest.json"
     entries = json.loads(path.read_text(encoding="utf-8"))["fixtures"]
-    return [Fixture(version, entry) for entry in entries]
+    return [Fixture(version, entry, implementation) for entry in entries]
 
 
-def fixtures(version: str, kind: str) -> list[Fixture]:
-    return [fixture for fixture in manifest(version) if fixture.kind == kind]
+def fixtures(version: str, kind: str, implementation: str = "phi-core") -> list[Fixture]:
+    return [fixture for fixture in manifest(version, implementation) if fixture.kind == kind]

@@ -6,6 +6,10 @@ Reads the largest fixture files of the corpus (the event stream, one document pe
 persisted sessions), then times, side by side in one run and interleaved: ``json.loads`` vs
 ``loads(T, ...)``, and ``json.dumps`` vs ``dumps(...)``. Prints medians, MB/s and ratios. Also
 times ``from phi_wire import AgentEvent`` in a fresh interpreter and one ``tools/codegen`` run.
+
+Section clark-agent (``--only clark-agent`` runs it alone): clark-agent 0.4's streams, history rows
+and trajectories, one document per line: ``json.loads`` vs ``phi_wire.clark_agent.loads``, its
+``dumps``, and ``convert`` of the events and messages to phi-core, interleaved in one run.
 """
 
 from __future__ import annotations
@@ -78,12 +82,73 @@ def codegen_time() -> float:
     return time.perf_counter() - start
 
 
+def clark_corpus(root: Path) -> list[tuple[str, Any, bytes]]:
+    """(label, wire type, line) for every line of clark-agent 0.4's JSONL fixtures."""
+    import phi_wire.clark_agent as clark
+
+    base = root / "clark-agent" / "0.4.0"
+    kinds: tuple[tuple[str, Any], ...] = (
+        ("streams", clark.AgentEvent),
+        ("history", clark.AgentMessage),
+        ("trajectory", clark.TrajectoryRecord),
+    )
+    return [
+        (folder, tp, line)
+        for folder, tp in kinds
+        for path in sorted((base / folder).glob("*.jsonl"))
+        for line in path.read_bytes().split(b"\n")[:-1]
+    ]
+
+
+def clark_section(root: Path, repeat: int) -> None:
+    import phi_wire.clark_agent as clark
+    from phi_wire.convert import convert
+
+    documents = clark_corpus(root)
+    megabytes = sum(len(raw) for _, _, raw in documents) / 1e6
+    values = [clark.loads(tp, raw) for _, tp, raw in documents]
+    plain = [json.loads(raw) for _, _, raw in documents]
+    # the convertible part: events and history rows (trajectory records have no counterpart)
+    convertible = [
+        value
+        for (label, _, _), value in zip(documents, values, strict=True)
+        if label != "trajectory"
+    ]
+    convertible_mb = sum(len(raw) for label, _, raw in documents if label != "trajectory") / 1e6
+    results = compare(
+        repeat,
+        {
+            "json.loads": lambda: [json.loads(raw) for _, _, raw in documents],
+            "clark.loads": lambda: [clark.loads(tp, raw) for _, tp, raw in documents],
+            "json.dumps": lambda: [
+                json.dumps(value, ensure_ascii=False, separators=(",", ":")) for value in plain
+            ],
+            "clark.dumps": lambda: [clark.dumps(value) for value in values],
+            "convert": lambda: [convert(value, source="clark-agent") for value in convertible],
+        },
+    )
+    print(
+        f"clark-agent corpus: {len(documents)} documents, {megabytes:.3f} MB "
+        "(0.4.0 streams + history + trajectories)"
+    )
+    print(f"median of {repeat} interleaved rounds:")
+    for name, seconds in results.items():
+        size = convertible_mb if name == "convert" else megabytes
+        print(f"  {name:15s} {seconds * 1e3:8.2f} ms  {size / seconds:7.1f} MB/s")
+    for ours, theirs in (("clark.loads", "json.loads"), ("clark.dumps", "json.dumps")):
+        print(f"  {ours} / {theirs} throughput: {results[theirs] / results[ours]:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
+    parser.add_argument("--only", choices=["clark-agent"], help="run one format's section alone")
     args = parser.parse_args()
+    if args.only == "clark-agent":
+        clark_section(args.fixtures, args.repeat)
+        return
 
     import phi_wire.v0_8 as wire
 
@@ -127,7 +192,9 @@ def main() -> None:
         f"from phi_wire import AgentEvent (fresh interpreter, median of 5): "
         f"{import_time() * 1e3:.0f} ms"
     )
-    print(f"tools/codegen --check (one run, both generator passes): {codegen_time():.2f} s")
+    print(f"tools/codegen --check (one run, every generator pass): {codegen_time():.2f} s")
+    print()
+    clark_section(args.fixtures, args.repeat)
 
 
 if __name__ == "__main__":

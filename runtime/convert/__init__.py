@@ -9,7 +9,7 @@
 Each ``Loss`` names a JSON pointer into the *source* document and a reason. Nothing is lost
 silently: a piece of the source that no loss names survives a round trip source -> target ->
 source. Converters exist between phi-core and every other format (``CONVERTERS``); the mapping
-tables they implement are in ``docs/conversions.md``.
+tables they implement are in ``docs/conversions/<format>.md``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,10 @@ class UnsupportedConversion(ValueError):
     """No converter between these formats, or not for this type of value."""
 
 
-CONVERTERS: dict[tuple[str, str], str] = {}
+CONVERTERS: dict[tuple[str, str], str] = {
+    ("clark-agent", "phi-core"): "phi_wire.convert._clark_agent:to_phi_core",
+    ("phi-core", "clark-agent"): "phi_wire.convert._clark_agent:from_phi_core",
+}
 """``(source, target)`` -> ``"module:function"`` of the converter (imported on first use). Each
 function takes a model of the source format and returns a ``Conversion``."""
 

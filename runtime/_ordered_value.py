@@ -1,0 +1,35 @@
+"""``serde_json::Value`` with serde_json's ``preserve_order`` feature (clark-agent enables it).
+
+Serde fact: with ``preserve_order`` a ``Value`` object is an ``IndexMap``: its keys are written in
+the order they were read (or inserted), at every depth, instead of sorted; a key repeated in the
+input keeps its *first* position and takes its *last* value (``IndexMap::insert``). pydantic's
+JSON parser builds Python dicts the same way (a repeated key is assigned again in place), and a
+dict keeps insertion order, so reading needs nothing; writing must simply not sort (compare
+``JsonValue``, the default ``BTreeMap`` Value, which sorts).
+
+Integers outside [i64::MIN, u64::MAX] are f64 in a Value, as without the feature.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, ValidationInfo
+
+from ._marks import TRANSPARENT, fast_path_role
+from ._wire import to_value_number
+
+__all__ = ["OrderedJsonValue"]
+
+
+@fast_path_role(TRANSPARENT)  # JSON input comes back unchanged
+def _validate_ordered_value(value: Any, info: ValidationInfo) -> Any:
+    # JSON input has been through loads' serde number pass; only Python-built values can still
+    # hold integers that a Value cannot.
+    if info.mode == "json":
+        return value
+    return to_value_number(value)
+
+
+OrderedJsonValue = Annotated[Any, AfterValidator(_validate_ordered_value)]
+"""serde_json::Value with preserve_order: any JSON; keys written in insertion order."""
