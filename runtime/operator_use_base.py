@@ -1,0 +1,121 @@
+"""The public seam Operator-Use's generated models import: base classes and types for a format
+whose own reader and writer are pydantic.
+
+Operator-Use reads with pydantic in lax mode (``"15"`` is 15, ``"yes"`` is true, unknown keys
+are ignored) and writes with ``model_dump_json(exclude_none=True)``, so phi-wire's own pydantic
+reproduces both natively; what JSON Schema cannot say is here:
+
+* ``LaxModel``: the lax, extra-ignoring configuration, and the generated defaults that a schema
+  marks with ``x-default-factory`` (a missing message id is a fresh uuid4, a missing entry id
+  ``str(uuid4())[:8]``, a missing timestamp the current time);
+* ``SessionEntryModel``: a session line also remembers which of Operator-Use's two writers wrote
+  it (``fork_from`` writes None fields as ``null``), so that a whole file round-trips;
+* ``PosixPathStr``: ``pathlib.Path`` as Operator-Use runs on POSIX (normalised on read);
+* ``SessionFileLines``: a session file, one entry per line, with the lines the reader skipped.
+
+This module must never import the generated code: the generated code imports it.
+"""
+
+from __future__ import annotations
+
+import time
+import types
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic_core import PydanticUndefined
+
+from .errors import WireError
+
+__all__ = [
+    "DEFAULT_FACTORIES",
+    "LaxModel",
+    "PosixPathStr",
+    "SessionEntryModel",
+    "SessionFileLines",
+]
+
+PosixPathStr = PurePosixPath
+"""``pathlib.Path`` on POSIX: ``"/p/"`` reads as ``/p``, ``"a//b/./c"`` as ``a/b/c``, ``""`` as
+``.``; written as a string. A number is rejected."""
+
+
+def _entry_id() -> str:
+    return str(uuid.uuid4())[:8]
+
+
+def _message_id() -> str:
+    return str(uuid.uuid4())
+
+
+DEFAULT_FACTORIES: dict[str, Callable[[], Any]] = {
+    "uuid4": _message_id,
+    "uuid4-8": _entry_id,
+    "time.time": time.time,
+    "datetime.now": time.time,  # datetime.now().timestamp(): the same clock, microseconds
+}
+"""What each ``x-default-factory`` value generates (Operator-Use's default factories)."""
+
+
+def _without_none(annotation: Any) -> Any:
+    """``str | None`` -> ``str``: the generator makes a property with no static default optional,
+    but Operator-Use's field is not nullable (it has a default factory instead)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        kept = [arg for arg in get_args(annotation) if arg is not type(None)]
+        if len(kept) == 1:
+            return kept[0]
+    return annotation
+
+
+class LaxModel(BaseModel):
+    """Base of every generated Operator-Use model: pydantic's defaults, as Operator-Use's own
+    dataclasses and models have them (lax mode, unknown keys ignored and dropped), with the schema's
+    ``x-default-factory`` markers turned into default factories once per class."""
+
+    model_config = ConfigDict(extra="ignore", defer_build=True, protected_namespaces=())
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        for field in cls.model_fields.values():
+            extra = field.json_schema_extra
+            kind = extra.get("x-default-factory") if isinstance(extra, dict) else None
+            if isinstance(kind, str) and field.default_factory is None:
+                field.annotation = _without_none(field.annotation)
+                field.default = PydanticUndefined
+                field.default_factory = DEFAULT_FACTORIES[kind]
+
+
+class SessionEntryModel(LaxModel):
+    """Base of the session-file entries (the header included)."""
+
+    _nulls_written: bool = PrivateAttr(default=False)
+
+    @property
+    def nulls_written(self) -> bool:
+        """True when this line was written as ``fork_from`` writes (``model_dump_json()`` without
+        ``exclude_none``: None fields as ``null``); ``dumps`` then writes it that way again. Set
+        by reading a session file; False (the ``exclude_none`` writer) otherwise."""
+        return self._nulls_written
+
+    @nulls_written.setter
+    def nulls_written(self, value: bool) -> None:
+        self._nulls_written = value
+
+
+class SessionFileLines(list[Any]):
+    """A session file: its entries in line order (a list), as ``loads(SessionFile, text)`` reads
+    it; ``dumps`` writes one line per entry, each ending with ``\\n``.
+
+    ``skipped`` lists the lines Operator-Use's reader skips without a word (each a ``WireError``
+    with its ``line``); blank lines are skipped too, and are not listed.
+    """
+
+    skipped: tuple[WireError, ...]
+
+    def __init__(self, entries: Iterable[Any] = (), skipped: Iterable[WireError] = ()) -> None:
+        super().__init__(entries)
+        self.skipped = tuple(skipped)
