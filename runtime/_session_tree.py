@@ -23,9 +23,9 @@ cycle-safe the same way).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["context_builder"]
+__all__ = ["ContextParts", "context_builder", "context_parts"]
 
 
 def _active_branch(entries: Sequence[Any]) -> list[Any]:
@@ -50,72 +50,86 @@ def _active_branch(entries: Sequence[Any]) -> list[Any]:
     return path
 
 
+class ContextParts(NamedTuple):
+    """What ``build_session_context`` reads off the active branch."""
+
+    branch: list[Any]
+    """The active branch, root first."""
+    sources: list[Any]
+    """The entries the messages come from, in message order (the compaction entry first when
+    there is one: its summary is the first message)."""
+    thinking_level: Any
+    model_id: str | None
+    provider_id: str | None
+    models: dict[int, tuple[str, str]]
+    """``id(entry)`` -> the (model, provider) in effect at that entry, for entries after a
+    ``model_change``."""
+
+
+def context_parts(entries: Sequence[Any]) -> ContextParts:
+    """The active branch of ``entries`` and the entries its context messages come from."""
+    branch = _active_branch(entries)
+    thinking_level: Any = "off"
+    model: tuple[str, str] | None = None
+    models: dict[int, tuple[str, str]] = {}
+    compaction: Any = None
+    for entry in branch:
+        if entry.type == "thinking_level_change":
+            thinking_level = entry.thinking_level
+        elif entry.type == "model_change":
+            model = (entry.model_id, entry.provider_id)
+        elif entry.type == "compaction":
+            compaction = entry
+        if model is not None:
+            models[id(entry)] = model
+    makes_message = ("message", "custom_message", "branch_summary")
+    if compaction is None:
+        sources = [entry for entry in branch if entry.type in makes_message]
+    else:
+        at = next(index for index, entry in enumerate(branch) if entry is compaction)
+        kept = False
+        sources = [compaction]
+        for entry in branch[:at]:
+            kept = kept or entry.id == compaction.first_kept_entry_id
+            if kept and entry.type in makes_message:
+                sources.append(entry)
+        sources.extend(entry for entry in branch[at + 1 :] if entry.type in makes_message)
+    model_id, provider_id = model if model is not None else (None, None)
+    return ContextParts(branch, sources, thinking_level, model_id, provider_id, models)
+
+
 def context_builder(
     context: type[Any], custom: type[Any], branch_summary: type[Any], compaction_summary: type[Any]
 ) -> Callable[[Sequence[Any]], Any]:
     """``build_session_context(entries)`` for one layout's classes."""
 
+    def message_of(entry: Any) -> Any:
+        if entry.type == "message":
+            return entry.message
+        if entry.type == "custom_message":
+            return custom(
+                custom_type=entry.custom_type,
+                contents=entry.content,
+                timestamp=entry.timestamp,
+                details=entry.details,
+            )
+        if entry.type == "branch_summary":
+            return branch_summary(
+                summary=entry.summary, from_id=entry.from_id, timestamp=entry.timestamp
+            )
+        return compaction_summary(
+            summary=entry.summary, tokens_before=entry.tokens_before, timestamp=entry.timestamp
+        )
+
     def build_session_context(entries: Sequence[Any]) -> Any:
         """The ``SessionContext`` Operator-Use's ``build_session_context()`` gives for a session
         file's entries (``loads(SessionFile, text)``)."""
-        branch = _active_branch(entries)
-        thinking_level: Any = "off"
-        model_id: str | None = None
-        provider_id: str | None = None
-        compaction: Any = None
-        for entry in branch:
-            if entry.type == "thinking_level_change":
-                thinking_level = entry.thinking_level
-            elif entry.type == "model_change":
-                model_id, provider_id = entry.model_id, entry.provider_id
-            elif entry.type == "compaction":
-                compaction = entry
-
-        messages: list[Any] = []
-
-        def add(entry: Any) -> None:
-            if entry.type == "message":
-                messages.append(entry.message)
-            elif entry.type == "custom_message":
-                messages.append(
-                    custom(
-                        custom_type=entry.custom_type,
-                        contents=entry.content,
-                        timestamp=entry.timestamp,
-                        details=entry.details,
-                    )
-                )
-            elif entry.type == "branch_summary":
-                messages.append(
-                    branch_summary(
-                        summary=entry.summary, from_id=entry.from_id, timestamp=entry.timestamp
-                    )
-                )
-
-        if compaction is None:
-            for entry in branch:
-                add(entry)
-        else:
-            messages.append(
-                compaction_summary(
-                    summary=compaction.summary,
-                    tokens_before=compaction.tokens_before,
-                    timestamp=compaction.timestamp,
-                )
-            )
-            at = next(index for index, entry in enumerate(branch) if entry is compaction)
-            kept = False
-            for entry in branch[:at]:
-                kept = kept or entry.id == compaction.first_kept_entry_id
-                if kept:
-                    add(entry)
-            for entry in branch[at + 1 :]:
-                add(entry)
+        parts = context_parts(entries)
         return context(
-            messages=messages,
-            thinking_level=thinking_level,
-            model_id=model_id,
-            provider_id=provider_id,
+            messages=[message_of(entry) for entry in parts.sources],
+            thinking_level=parts.thinking_level,
+            model_id=parts.model_id,
+            provider_id=parts.provider_id,
         )
 
     return build_session_context

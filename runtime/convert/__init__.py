@@ -47,7 +47,10 @@ class UnsupportedConversion(ValueError):
     """No converter between these formats, or not for this type of value."""
 
 
-CONVERTERS: dict[tuple[str, str], str] = {}
+CONVERTERS: dict[tuple[str, str], str] = {
+    ("operator-use", "phi-core"): "phi_wire.convert._operator_use:to_phi_core",
+    ("phi-core", "operator-use"): "phi_wire.convert._operator_use:from_phi_core",
+}
 """``(source, target)`` -> ``"module:function"`` of the converter (imported on first use). Each
 function takes a model of the source format and returns a ``Conversion``."""
 
