@@ -45,7 +45,7 @@ CONTENT_TAGS: dict[str, frozenset[str]] = {
     "text": frozenset({"content"}),
     "image": frozenset({"images"}),
     "audio": frozenset({"audio"}),
-    "thinking": frozenset({"content", "signature"}),
+    "thinking": frozenset({"content"}),
     "tool_call": frozenset({"args", "kind", "metadata"}),
     "tool_result": frozenset({"content", "is_error", "terminate", "metadata"}),
 }
@@ -54,6 +54,7 @@ _SESSION_ONLY_FIELDS = {
     "branch_summary": {"from_id"},
     "compaction_summary": {"tokens_before"},
 }
+_CONTEXT_KEYS = frozenset({"messages", "thinking_level", "model_id", "provider_id"})
 _META_KEYS = frozenset({"reply_to", "channel_message_id", "attachments", "reactions"})
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"})
 _COST_KEYS = frozenset({"input", "output", "cache_read", "cache_write", "total"})
@@ -91,7 +92,7 @@ def recognise(document: Any) -> str | None:
             return None  # pi / phi-core / clark-agent text: "text", not "content"
         return "Content"
     keys = document.keys()
-    if "messages" in keys and "thinking_level" in keys:
+    if {"messages", "thinking_level"} <= keys <= _CONTEXT_KEYS:
         return "SessionContext"
     if len(_USAGE_KEYS & keys) >= 2:
         return "Usage"

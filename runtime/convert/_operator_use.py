@@ -302,7 +302,7 @@ def _tool_result_to_phi(
     name = tool_names.get(block["id"])
     if name is None:
         losses.add(
-            f"{pointer}/id",
+            pointer,
             "invented",
             "phi-core needs the tool's name: no earlier tool call with this id, written as \"\"",
         )
