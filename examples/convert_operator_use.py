@@ -20,7 +20,7 @@ SAMPLE = "".join(
     for line in (
         '{"type":"session","version":3,"id":"019ab0c4-1a2b-7c3d-8e4f-5a6b7c8d9e0f","timestamp":1763892000.0,"cwd":"/home/user/project"}',
         '{"id":"a1b2c3d4","timestamp":1763892001.0,"type":"model_change","model_id":"claude-sonnet-4-5","provider_id":"anthropic"}',
-        '{"id":"b2c3d4e5","timestamp":1763892002.0,"parent_id":"a1b2c3d4","type":"message","message":{"role":"user","contents":[{"type":"text","content":"List the files."}],"id":"0b5e8f6a-1c2d-4e3f-9a4b-5c6d7e8f9a0b","timestamp":1763892002.0}}',
+        '{"id":"b2c3d4e5","timestamp":1763892002.0,"parent_id":"a1b2c3d4","type":"message","message":{"role":"user","contents":[{"type":"text","content":"List the files."}],"id":"0b5e8f6a-1c2d-4e3f-9a4b-5c6d7e8f9a0b","timestamp":1763892002.0}}',  # noqa: E501
         '{"id":"c3d4e5f6","timestamp":1763892003.5,"parent_id":"b2c3d4e5","type":"message","message":{"role":"assistant","contents":[{"type":"tool_call","id":"call_1","name":"bash","kind":"execute","args":{"command":"ls"},"metadata":{}}],"id":"4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a","timestamp":1763892003.25,"usage":{"input_tokens":10,"output_tokens":3,"cache_read_tokens":0,"cache_write_tokens":0,"cost":{"input":0.00003,"output":0.000045,"cache_read":0.0,"cache_write":0.0,"total":0.000075}},"stop_reason":"tool_calls","error":""}}',
         '{"id":"d4e5f6a7","timestamp":1763892004.0,"parent_id":"c3d4e5f6","type":"message","message":{"role":"tool","contents":[{"type":"tool_result","id":"call_1","content":"README.md\\nsrc\\n","is_error":false,"metadata":{},"terminate":false}],"id":"6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","timestamp":1763892004.0}}',
     )

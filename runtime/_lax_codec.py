@@ -27,7 +27,7 @@ from pydantic_core import PydanticSerializationError
 
 from ._codec import adapter, type_name
 from .errors import Problem, WireError, describe_value, json_syntax_error
-from .operator_use_base import SessionEntryModel, SessionFileLines
+from .operator_use_base import SessionFileLines
 from .pointer import escape
 
 __all__ = ["dumps", "jsonl_item_type", "loads"]
@@ -87,12 +87,11 @@ def _read_session_file(item: Any, raw: bytes, name: str) -> SessionFileLines:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:  # Path.read_text raises too: not a session file
         line = raw.count(b"\n", 0, error.start) + 1
-        raise WireError(
-            name, "", f"line {line}: not UTF-8 ({error.reason})", line=line
-        ) from None
+        raise WireError(name, "", f"line {line}: not UTF-8 ({error.reason})", line=line) from None
     validator = adapter(item)
     entries: list[Any] = []
     skipped: list[WireError] = []
+    with_nulls: list[Any] = []
     first_line = 0
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -102,9 +101,8 @@ def _read_session_file(item: Any, raw: bytes, name: str) -> SessionFileLines:
         except ValidationError as error:
             skipped.append(_wire_error(type_name(item), error, line.encode(), line=number))
             continue
-        if "null" in line and isinstance(entry, SessionEntryModel):
-            # fork_from's writer: is this line what model_dump_json() without exclude_none gives?
-            entry.nulls_written = entry.model_dump_json() == line
+        if "null" in line and isinstance(entry, BaseModel) and entry.model_dump_json() == line:
+            with_nulls.append(entry)  # fork_from's writer: model_dump_json() without exclude_none
         if not entries:
             first_line = number
         entries.append(entry)
@@ -124,7 +122,10 @@ def _read_session_file(item: Any, raw: bytes, name: str) -> SessionFileLines:
             "not the session header (Operator-Use reads the whole file as [])",
             line=first_line,
         )
-    return SessionFileLines(entries, skipped)
+    session = SessionFileLines(entries, skipped)
+    for entry in with_nulls:
+        session.set_writes_nulls(entry)
+    return session
 
 
 def dumps(obj: Any, *, exclude_none: bool | None = None) -> str:
@@ -136,12 +137,17 @@ def dumps(obj: Any, *, exclude_none: bool | None = None) -> str:
     for a value Operator-Use's writer cannot serialize either (a lone surrogate in a string).
     """
     if isinstance(obj, SessionFileLines):
-        return "".join(dumps(entry, exclude_none=exclude_none) + "\n" for entry in obj)
+        return "".join(
+            dumps(
+                entry,
+                exclude_none=not obj.writes_nulls(entry) if exclude_none is None else exclude_none,
+            )
+            + "\n"
+            for entry in obj
+        )
     try:
         if isinstance(obj, BaseModel):
-            if exclude_none is None:
-                exclude_none = not (isinstance(obj, SessionEntryModel) and obj.nulls_written)
-            return obj.model_dump_json(exclude_none=exclude_none)
+            return obj.model_dump_json(exclude_none=exclude_none is not False)
         dumped: bytes = adapter(cast(Any, type(obj))).dump_json(
             obj, exclude_none=exclude_none is not False
         )

@@ -8,10 +8,10 @@ reproduces both natively; what JSON Schema cannot say is here:
 * ``LaxModel``: the lax, extra-ignoring configuration, and the generated defaults that a schema
   marks with ``x-default-factory`` (a missing message id is a fresh uuid4, a missing entry id
   ``str(uuid4())[:8]``, a missing timestamp the current time);
-* ``SessionEntryModel``: a session line also remembers which of Operator-Use's two writers wrote
-  it (``fork_from`` writes None fields as ``null``), so that a whole file round-trips;
+* ``SessionEntryModel``: the base of a session file's lines;
 * ``PosixPathStr``: ``pathlib.Path`` as Operator-Use runs on POSIX (normalised on read);
-* ``SessionFileLines``: a session file, one entry per line, with the lines the reader skipped.
+* ``SessionFileLines``: a session file, one entry per line, with the lines the reader skipped and
+  which of Operator-Use's two writers wrote each line (``fork_from`` writes None as ``null``).
 
 This module must never import the generated code: the generated code imports it.
 """
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticUndefined
 
 from .errors import WireError
@@ -81,6 +81,11 @@ class LaxModel(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         for field in cls.model_fields.values():
+            if type(field.default) in (list, dict) and not field.default:
+                # a fresh empty list/dict per model: pydantic would deep-copy a mutable default
+                # (a Python call per field and document); the value is the same
+                field.default_factory = type(field.default)
+                field.default = PydanticUndefined
             extra = field.json_schema_extra
             kind = extra.get("x-default-factory") if isinstance(extra, dict) else None
             if isinstance(kind, str) and field.default_factory is None:
@@ -90,20 +95,7 @@ class LaxModel(BaseModel):
 
 
 class SessionEntryModel(LaxModel):
-    """Base of the session-file entries (the header included)."""
-
-    _nulls_written: bool = PrivateAttr(default=False)
-
-    @property
-    def nulls_written(self) -> bool:
-        """True when this line was written as ``fork_from`` writes (``model_dump_json()`` without
-        ``exclude_none``: None fields as ``null``); ``dumps`` then writes it that way again. Set
-        by reading a session file; False (the ``exclude_none`` writer) otherwise."""
-        return self._nulls_written
-
-    @nulls_written.setter
-    def nulls_written(self, value: bool) -> None:
-        self._nulls_written = value
+    """Base of the session-file entries (the header included): what a session file's lines are."""
 
 
 class SessionFileLines(list[Any]):
@@ -112,6 +104,11 @@ class SessionFileLines(list[Any]):
 
     ``skipped`` lists the lines Operator-Use's reader skips without a word (each a ``WireError``
     with its ``line``); blank lines are skipped too, and are not listed.
+
+    Operator-Use has two writers: ``model_dump_json(exclude_none=True)`` for every line it
+    appends or rewrites, ``model_dump_json()`` (None fields as ``null``) for the lines
+    ``fork_from`` copies, so a forked file mixes both. The file remembers which entries were
+    written the second way (``writes_nulls``), and ``dumps`` writes them that way again.
     """
 
     skipped: tuple[WireError, ...]
@@ -119,3 +116,15 @@ class SessionFileLines(list[Any]):
     def __init__(self, entries: Iterable[Any] = (), skipped: Iterable[WireError] = ()) -> None:
         super().__init__(entries)
         self.skipped = tuple(skipped)
+        self._with_nulls: dict[int, Any] = {}  # id -> the entry itself (so the id stays its own)
+
+    def writes_nulls(self, entry: Any) -> bool:
+        """Whether ``entry`` is written as ``fork_from`` writes (None fields as ``null``)."""
+        return self._with_nulls.get(id(entry)) is entry
+
+    def set_writes_nulls(self, entry: Any, value: bool = True) -> None:
+        """Write ``entry`` as ``fork_from`` does (``value``), or with ``exclude_none``."""
+        if value:
+            self._with_nulls[id(entry)] = entry
+        else:
+            self._with_nulls.pop(id(entry), None)

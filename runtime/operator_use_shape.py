@@ -56,7 +56,9 @@ _SESSION_ONLY_FIELDS = {
 }
 _CONTEXT_KEYS = frozenset({"messages", "thinking_level", "model_id", "provider_id"})
 _META_KEYS = frozenset({"reply_to", "channel_message_id", "attachments", "reactions"})
-_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"})
+_USAGE_KEYS = frozenset(
+    {"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"}
+)
 _COST_KEYS = frozenset({"input", "output", "cache_read", "cache_write", "total"})
 
 
@@ -80,11 +82,15 @@ def recognise(document: Any) -> str | None:
     tag = document.get("type")
     if tag == "session":
         return "SessionFileEntry" if "cwd" in document and "version" in document else None
-    if tag in ENTRY_TAGS and ("id" in document or "parent_id" in document):
-        if _is_number(document.get("timestamp")) or tag == "message" and _is_message(
-            document.get("message")
-        ):
-            return "SessionFileEntry"
+    if (
+        tag in ENTRY_TAGS
+        and ("id" in document or "parent_id" in document)
+        and (
+            _is_number(document.get("timestamp"))
+            or (tag == "message" and _is_message(document.get("message")))
+        )
+    ):
+        return "SessionFileEntry"
     if _is_message(document):
         return "AgentMessage"
     if isinstance(tag, str) and CONTENT_TAGS.get(tag, frozenset()) & document.keys():

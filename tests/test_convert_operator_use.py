@@ -131,7 +131,7 @@ def test_assistant_messages_of_a_session_carry_the_model_of_their_branch() -> No
 
 
 def test_a_tool_message_with_two_results_comes_back_as_one() -> None:
-    text = (corpus("d0da87a6") / "valid" / "AgentMessage" / "AgentMessage.tool.multiple.json")
+    text = corpus("d0da87a6") / "valid" / "AgentMessage" / "AgentMessage.tool.multiple.json"
     message = ou.loads(ou.AgentMessage, text.read_bytes())
     forward = convert(message, source="operator-use", target="phi-core")
     assert [m.role for m in forward.value] == ["toolResult"] * len(message.contents)
@@ -142,8 +142,8 @@ def test_a_tool_message_with_two_results_comes_back_as_one() -> None:
 def test_timestamps_round_to_milliseconds_with_a_changed_loss() -> None:
     exact = ou.UserMessage(id="m", timestamp=1763892004.5)
     inexact = ou.UserMessage(id="m", timestamp=1763892004.0005481)
-    assert not [l for l in convert(exact).losses if l.pointer == "/timestamp"]
-    (loss,) = [l for l in convert(inexact).losses if l.pointer == "/timestamp"]
+    assert not [x for x in convert(exact).losses if x.pointer == "/timestamp"]
+    (loss,) = [x for x in convert(inexact).losses if x.pointer == "/timestamp"]
     assert loss.kind == "changed"
     assert convert(inexact).value[0].timestamp == 1763892004001
 
@@ -157,7 +157,7 @@ def test_phi_core_extension_messages_of_other_kinds_become_custom_messages() -> 
     assert any(loss.kind == "invented" for loss in result.losses)
 
 
-# --- the mapping table ------------------------------------------------------------------------------
+# --- the mapping table ---------------------------------------------------------------------------
 
 DOC = ROOT / "docs" / "conversions" / "operator-use.md"
 
@@ -196,7 +196,15 @@ def test_the_content_block_table_is_what_the_converter_does() -> None:
 def test_the_message_table_names_every_role() -> None:
     rows = table("Messages")
     roles = {re.sub(r"\s.*", "", row[0]) for row in rows}
-    assert roles == {"system", "user", "assistant", "tool", "custom", "branch_summary", "compaction_summary"}
+    assert roles == {
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "custom",
+        "branch_summary",
+        "compaction_summary",
+    }
 
 
 def test_the_documented_example_runs() -> None:
@@ -210,8 +218,15 @@ def test_the_documented_example_runs() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     output = module.main([]).splitlines()
-    assert output[2].startswith('{"content":[{"text":"README.md') and '"toolName":"bash"' in output[2]
+    assert (
+        output[2].startswith('{"content":[{"text":"README.md') and '"toolName":"bash"' in output[2]
+    )
     assert "loss dropped /0: the session header" in "\n".join(output)
     assert output[-1].startswith('{"role":"tool","contents":[{"type":"tool_result","id":"call_1"')
     assert "examples/convert_operator_use.py" in DOC.read_text(encoding="utf-8")
     assert "examples/convert_operator_use.py" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_source_format_of_a_list_is_its_items() -> None:
+    message = ou.UserMessage(id="m", timestamp=1.0)
+    assert convert([message]).value == convert(message).value

@@ -101,7 +101,9 @@ def test_accepted_inputs_are_written_as_operator_use_writes_them(
     layout: str, entry: dict[str, Any]
 ) -> None:
     module = MODULES[layout]
-    value = module.loads(wire_type(module, entry), (corpus(layout) / entry["input_file"]).read_bytes())
+    value = module.loads(
+        wire_type(module, entry), (corpus(layout) / entry["input_file"]).read_bytes()
+    )
     written = module.dumps(value)
     expected = (corpus(layout) / entry["canonical_file"]).read_text(encoding="utf-8")
     if entry.get("generated_fields"):
@@ -157,7 +159,11 @@ def expected_pointers(entry: dict[str, Any], document: Any) -> set[str]:
         node, pointer, tag_used = document, "", False
         parts = [part for part in loc.split(".") if part]
         for position, part in enumerate(parts):
-            if isinstance(node, dict) and not tag_used and part in (node.get("type"), node.get("role")):
+            if (
+                isinstance(node, dict)
+                and not tag_used
+                and part in (node.get("type"), node.get("role"))
+            ):
                 tag_used = True
             elif isinstance(node, dict) and part in node:
                 pointer, node, tag_used = f"{pointer}/{part}", node[part], False
@@ -178,11 +184,15 @@ def test_session_files_round_trip_whole_and_rebuild_their_context(
     session = module.loads(module.SessionFile, text)
     assert module.dumps(session) == text, "a session file is one document: its bytes come back"
     assert not session.skipped
-    assert [line.type for line in session] == entry.get("entry_types", [line.type for line in session])
+    assert [line.type for line in session] == entry.get(
+        "entry_types", [line.type for line in session]
+    )
     if entry.get("context_file"):
         context = module.build_session_context(session)
         expected = (corpus(layout) / entry["context_file"]).read_text(encoding="utf-8")
-        assert module.dumps(context) == expected, "build_session_context differs from Operator-Use's"
+        assert module.dumps(context) == expected, (
+            "build_session_context differs from Operator-Use's"
+        )
         assert [m.role for m in context.messages] == [
             m["role"] for m in json.loads(expected)["messages"]
         ]
@@ -193,9 +203,7 @@ def test_every_derived_context_names_a_session_the_corpus_has(
     layout: str, entry: dict[str, Any]
 ) -> None:
     module = MODULES[layout]
-    context = module.loads(
-        module.SessionContext, (corpus(layout) / entry["file"]).read_bytes()
-    )
+    context = module.loads(module.SessionContext, (corpus(layout) / entry["file"]).read_bytes())
     session = module.loads(
         module.SessionFile, (corpus(layout) / entry["source_session"]).read_bytes()
     )
@@ -224,15 +232,23 @@ def test_the_forked_file_keeps_both_writers_per_line() -> None:
     writer, a single entry read alone is written the exclude_none way."""
     text = (corpus("d0da87a6") / "sessions" / "forked.jsonl").read_text(encoding="utf-8")
     session = ou.loads(ou.SessionFile, text)
-    styles = [entry.nulls_written for entry in session]
+    styles = [session.writes_nulls(entry) for entry in session]
     lines = text.splitlines()
     assert styles == ['"parent_id":null' in line or '"meta":null' in line for line in lines]
     single = ou.loads(ou.SessionFileEntry, lines[1])
-    assert not single.nulls_written and '"parent_id":null' not in ou.dumps(single)
+    assert '"parent_id":null' not in ou.dumps(single)
+    assert ou.dumps(single, exclude_none=False) == lines[1]
+    session.set_writes_nulls(session[1], False)
+    assert ou.dumps(session).splitlines()[1] == ou.dumps(single)
 
 
 def test_a_session_file_with_invalid_lines_lists_what_operator_use_skips() -> None:
-    path = corpus("d0da87a6") / "accepted" / "SessionFile" / "SessionFile.skips_invalid_lines.input.jsonl"
+    path = (
+        corpus("d0da87a6")
+        / "accepted"
+        / "SessionFile"
+        / "SessionFile.skips_invalid_lines.input.jsonl"
+    )
     session = ou.loads(ou.SessionFile, path.read_text(encoding="utf-8"))
     assert [error.line for error in session.skipped] == [5, 6, 7]
     assert all(isinstance(error, WireError) for error in session.skipped)
@@ -253,16 +269,29 @@ def test_layout_of_tells_the_layouts_apart() -> None:
         for entry in manifest(layout):
             if entry["kind"] == "valid-canonical" and entry["type"] != "SessionFile":
                 document = json.loads((corpus(layout) / entry["file"]).read_bytes())
-                if layout == "d1cdaad8" and entry["type"] in ("AgentMessage", "Content", "MessageMeta", "SessionFileEntry") and (
-                    layout_of(document) != layout
+                if (
+                    layout == "d1cdaad8"
+                    and entry["type"]
+                    in ("AgentMessage", "Content", "MessageMeta", "SessionFileEntry")
+                    and (layout_of(document) != layout)
                 ):
-                    assert json.loads(ou.dumps(ou.loads(wire_type(ou, entry), json.dumps(document)))) == document
+                    assert (
+                        json.loads(ou.dumps(ou.loads(wire_type(ou, entry), json.dumps(document))))
+                        == document
+                    )
                 elif layout == "d0da87a6":
                     assert layout_of(document) == "d0da87a6", entry["id"]
 
 
 def test_recognise_names_the_type_of_every_document_of_the_corpus() -> None:
-    recognisable = {"SessionFileEntry", "AgentMessage", "Content", "Usage", "UsageCost", "SessionContext"}
+    recognisable = {
+        "SessionFileEntry",
+        "AgentMessage",
+        "Content",
+        "Usage",
+        "UsageCost",
+        "SessionContext",
+    }
     for layout in MODULES:
         for entry in manifest(layout):
             if entry["kind"] in ("valid-canonical", "derived") and entry["type"] in recognisable:
@@ -303,12 +332,15 @@ def test_a_dangling_parent_truncates_the_context_as_operator_use_does() -> None:
     assert [message.id for message in context.messages] == ["m2"]
 
 
-# --- the schemas ------------------------------------------------------------------------------------
+# --- the schemas ---------------------------------------------------------------------------------
 
 
 def schema_documents(layout: str) -> dict[str, dict[str, Any]]:
     folder = ROOT / "schemas" / "operator-use" / layout
-    return {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.json"))}
+    return {
+        path.name: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(folder.glob("*.json"))
+    }
 
 
 def _offline(uri: str) -> Resource[Any]:
@@ -323,7 +355,9 @@ def validator(layout: str, type_name: str) -> Draft202012Validator:
     )
     for document in documents.values():
         if type_name in document["$defs"]:
-            return Draft202012Validator({"$ref": f"{document['$id']}#/$defs/{type_name}"}, registry=registry)
+            return Draft202012Validator(
+                {"$ref": f"{document['$id']}#/$defs/{type_name}"}, registry=registry
+            )
     raise KeyError(type_name)
 
 
@@ -348,17 +382,29 @@ def test_schema_files_are_2020_12_documented_and_discriminated(layout: str) -> N
                 assert spec.get("description"), f"{type_name}.{field}"
             if "discriminator" in definition:
                 tag = definition["discriminator"]["propertyName"]
-                assert definition["type"] == "object" and "mapping" not in definition["discriminator"]
+                assert (
+                    definition["type"] == "object" and "mapping" not in definition["discriminator"]
+                )
                 for branch in definition["oneOf"]:
                     file, _, pointer = branch["$ref"].partition("#")
-                    target = (schema_documents(layout)[file] if file else document)["$defs"][pointer.rsplit("/", 1)[1]]
+                    target = (schema_documents(layout)[file] if file else document)["$defs"][
+                        pointer.rsplit("/", 1)[1]
+                    ]
                     assert "const" in target["properties"][tag] and tag in target["required"]
-        keywords = {key for _, node in walk(document) if isinstance(node, dict) for key in node if key.startswith("x-")}
+        keywords = {
+            key
+            for _, node in walk(document)
+            if isinstance(node, dict)
+            for key in node
+            if key.startswith("x-")
+        }
         documented = (ROOT / "schemas" / "README.md").read_text(encoding="utf-8")
         assert all(f"`{key}" in documented for key in keywords), keywords
 
 
-@pytest.mark.parametrize(("layout", "entry"), cases("valid-canonical", "accepted-noncanonical", "derived"))
+@pytest.mark.parametrize(
+    ("layout", "entry"), cases("valid-canonical", "accepted-noncanonical", "derived")
+)
 def test_what_operator_use_writes_passes_the_schema(layout: str, entry: dict[str, Any]) -> None:
     if entry["type"] == "SessionFile" or not entry.get("canonical_is_stable", True):
         return
@@ -382,7 +428,9 @@ def test_the_schema_rejects_what_operator_use_rejects(layout: str, entry: dict[s
     if listed:
         assert accepted, "listed in [operator-use.schema] but the schema rejects it: remove it"
     else:
-        assert not accepted, f"the schema accepts what Operator-Use rejects ({entry.get('error_title')})"
+        assert not accepted, (
+            f"the schema accepts what Operator-Use rejects ({entry.get('error_title')})"
+        )
 
 
 def test_every_operator_use_deviation_names_a_fixture_and_a_reason() -> None:

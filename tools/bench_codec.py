@@ -6,6 +6,11 @@ Reads the largest fixture files of the corpus (the event stream, one document pe
 persisted sessions), then times, side by side in one run and interleaved: ``json.loads`` vs
 ``loads(T, ...)``, and ``json.dumps`` vs ``dumps(...)``. Prints medians, MB/s and ratios. Also
 times ``from phi_wire import AgentEvent`` in a fresh interpreter and one ``tools/codegen`` run.
+
+Operator-Use section: the d0da87a6 session files of its corpus, each line read with
+``json.loads`` vs ``phi_wire.operator_use.loads(SessionFileEntry, line)``, whole files with
+``loads(SessionFile, text)``, ``dumps`` vs ``json.dumps``, and the conversion of each session to
+phi-core messages (``convert``) beside the ``json.loads`` of its lines, all in interleaved rounds.
 """
 
 from __future__ import annotations
@@ -78,6 +83,45 @@ def codegen_time() -> float:
     return time.perf_counter() - start
 
 
+def operator_use_section(root: Path, repeat: int) -> None:
+    import phi_wire.operator_use as ou
+    from phi_wire.convert import convert
+
+    files = [
+        path.read_text(encoding="utf-8")
+        for path in sorted((root / "operator-use" / "d0da87a6" / "sessions").glob("*.jsonl"))
+    ]
+    lines = [line for text in files for line in text.splitlines()]
+    megabytes = sum(len(text.encode()) for text in files) / 1e6
+    sessions = [ou.loads(ou.SessionFile, text) for text in files]
+    entries = [ou.loads(ou.SessionFileEntry, line) for line in lines]
+    plain = [json.loads(line) for line in lines]
+    results = compare(
+        repeat,
+        {
+            "json.loads": lambda: [json.loads(line) for line in lines],
+            "loads(Entry)": lambda: [ou.loads(ou.SessionFileEntry, line) for line in lines],
+            "loads(File)": lambda: [ou.loads(ou.SessionFile, text) for text in files],
+            "json.dumps": lambda: [
+                json.dumps(value, ensure_ascii=False, separators=(",", ":")) for value in plain
+            ],
+            "dumps(Entry)": lambda: [ou.dumps(entry) for entry in entries],
+            "convert": lambda: [convert(session, target="phi-core") for session in sessions],
+        },
+    )
+    print(
+        f"Operator-Use d0da87a6: {len(files)} session files, {len(lines)} lines, {megabytes:.3f} MB"
+    )
+    for name, seconds in results.items():
+        print(f"  {name:15s} {seconds * 1e3:8.2f} ms  {megabytes / seconds:7.1f} MB/s")
+    base = results["json.loads"]
+    for name in ("loads(Entry)", "loads(File)", "convert"):
+        print(f"  {name} / json.loads throughput: {base / results[name]:.2f}x")
+    print(
+        f"  dumps / json.dumps throughput: {results['json.dumps'] / results['dumps(Entry)']:.2f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
@@ -127,7 +171,8 @@ def main() -> None:
         f"from phi_wire import AgentEvent (fresh interpreter, median of 5): "
         f"{import_time() * 1e3:.0f} ms"
     )
-    print(f"tools/codegen --check (one run, both generator passes): {codegen_time():.2f} s")
+    operator_use_section(args.fixtures, args.repeat)
+    print(f"tools/codegen --check (one run, every generator pass): {codegen_time():.2f} s")
 
 
 if __name__ == "__main__":

@@ -69,7 +69,8 @@ def convert(value: Any, *, source: str | None = None, target: str = "phi-core") 
     """``value`` (a model of ``source``; by default the format whose module defines it) as a model
     of ``target``, with the losses."""
     if source is None:
-        entry = version_of(value)
+        # a list (of messages, or a session file's entries) is in the format of its items
+        entry = version_of(value[0] if isinstance(value, list) and value else value)
         if entry is None:
             raise UnsupportedConversion(f"{type(value).__name__} is not a wire type; name source=")
         source = entry.format

@@ -148,7 +148,9 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
         elif entry.type in ("message", "custom_message", "branch_summary"):
             reason = "before the compaction's first kept entry: replaced by its summary"
         elif entry.type == "model_change":
-            reason = "model change: its model and provider are written into later assistant messages"
+            reason = (
+                "model change: its model and provider are written into later assistant messages"
+            )
         else:
             reason = f"a {entry.type} entry makes no message"
         losses.add(f"/{index}", "dropped", reason)
@@ -267,7 +269,14 @@ def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[
             losses.add(f"{pointer}/kind", "dropped", "phi-core tool calls have no kind")
         if block["metadata"]:
             losses.add(f"{pointer}/metadata", "dropped", "phi-core tool calls have no metadata")
-        return [{"type": "toolCall", "id": block["id"], "name": block["name"], "arguments": block["args"]}]
+        return [
+            {
+                "type": "toolCall",
+                "id": block["id"],
+                "name": block["name"],
+                "arguments": block["args"],
+            }
+        ]
     if kind == "image":
         images = []
         if not block["images"]:
@@ -304,7 +313,7 @@ def _tool_result_to_phi(
         losses.add(
             pointer,
             "invented",
-            "phi-core needs the tool's name: no earlier tool call with this id, written as \"\"",
+            'phi-core needs the tool\'s name: no earlier tool call with this id, written as ""',
         )
     for key, default in (("metadata", {}), ("terminate", False), ("terminate_message", None)):
         if block.get(key, default) != default:
@@ -359,7 +368,7 @@ def _assistant_to_phi(
             pointer,
             "invented",
             "phi-core assistant messages name their model and provider; Operator-Use keeps them "
-            "in model_change entries: written as \"\" where unknown",
+            'in model_change entries: written as "" where unknown',
         )
     out = {
         "role": "assistant",
@@ -436,14 +445,21 @@ def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) ->
             losses.add(pointer, "invented", "Operator-Use messages have an id: a fresh uuid4")
         if role == "user":
             blocks = _blocks_from_phi(f"{pointer}/content", message["content"], losses)
-            out.append({"role": "user", "contents": blocks, "id": str(uuid.uuid4()), "timestamp": seconds})
+            out.append(
+                {"role": "user", "contents": blocks, "id": str(uuid.uuid4()), "timestamp": seconds}
+            )
             previous_tool = None
         elif role == "assistant":
             out.append(_assistant_from_phi(pointer, message, seconds, losses))
             previous_tool = None
         elif role == "toolResult":
             result = _tool_result_from_phi(pointer, message, losses)
-            tool = {"role": "tool", "contents": [result], "id": str(uuid.uuid4()), "timestamp": seconds}
+            tool = {
+                "role": "tool",
+                "contents": [result],
+                "id": str(uuid.uuid4()),
+                "timestamp": seconds,
+            }
             out.append(tool)
             previous_tool = (seconds, tool)
         else:
@@ -459,15 +475,35 @@ def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses
         if kind == "text":
             out.append({"type": "text", "content": block["text"]})
         elif kind == "thinking":
-            out.append({"type": "thinking", "content": block["thinking"], "signature": block.get("signature", "")})
+            out.append(
+                {
+                    "type": "thinking",
+                    "content": block["thinking"],
+                    "signature": block.get("signature", ""),
+                }
+            )
         elif kind == "toolCall":
             arguments = block["arguments"]
             if not isinstance(arguments, dict):
-                losses.add(f"{pointer}/{index}/arguments", "changed", "Operator-Use args are an object: {\"value\": ...}")
+                losses.add(
+                    f"{pointer}/{index}/arguments",
+                    "changed",
+                    'Operator-Use args are an object: {"value": ...}',
+                )
                 arguments = {"value": arguments}
-            out.append({"type": "tool_call", "id": block["id"], "name": block["name"], "args": arguments, "metadata": {}})
+            out.append(
+                {
+                    "type": "tool_call",
+                    "id": block["id"],
+                    "name": block["name"],
+                    "args": arguments,
+                    "metadata": {},
+                }
+            )
         elif kind == "image":
-            losses.add(f"{pointer}/{index}/mimeType", "dropped", "Operator-Use images have no MIME type")
+            losses.add(
+                f"{pointer}/{index}/mimeType", "dropped", "Operator-Use images have no MIME type"
+            )
             if out and out[-1]["type"] == "image":
                 out[-1]["images"].append(block["data"])
             else:
@@ -475,10 +511,16 @@ def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses
     return out
 
 
-def _assistant_from_phi(pointer: str, message: dict[str, Any], seconds: float, losses: _Losses) -> dict[str, Any]:
+def _assistant_from_phi(
+    pointer: str, message: dict[str, Any], seconds: float, losses: _Losses
+) -> dict[str, Any]:
     for key in ("model", "provider"):
         if message[key]:
-            losses.add(f"{pointer}/{key}", "dropped", "Operator-Use keeps the model in model_change entries, not in messages")
+            losses.add(
+                f"{pointer}/{key}",
+                "dropped",
+                "Operator-Use keeps the model in model_change entries, not in messages",
+            )
     target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
     if note:
         losses.add(f"{pointer}/stopReason", "changed", note)
@@ -511,12 +553,19 @@ def _tool_result_from_phi(pointer: str, message: dict[str, Any], losses: _Losses
         if block["type"] == "text":
             texts.append(block["text"])
         else:
-            losses.add(f"{pointer}/content/{index}", "dropped", "an Operator-Use tool result is text only")
+            losses.add(
+                f"{pointer}/content/{index}", "dropped", "an Operator-Use tool result is text only"
+            )
     if len(texts) > 1:
         losses.add(f"{pointer}/content", "changed", "several text blocks: joined into one string")
     if message["toolName"]:
         losses.add(f"{pointer}/toolName", "dropped", "Operator-Use tool results have no tool name")
-    return {"type": "tool_result", "id": message["toolCallId"], "content": "".join(texts), "is_error": message["isError"]}
+    return {
+        "type": "tool_result",
+        "id": message["toolCallId"],
+        "content": "".join(texts),
+        "is_error": message["isError"],
+    }
 
 
 def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> dict[str, Any]:
@@ -527,7 +576,9 @@ def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) 
             return _json(ou.loads(ou.AgentMessage, json.dumps(data)), ou.dumps)  # type: ignore[no-any-return]
         except ValueError:
             pass
-    losses.add(pointer, "invented", "an extension message becomes a custom message with timestamp 0.0")
+    losses.add(
+        pointer, "invented", "an extension message becomes a custom message with timestamp 0.0"
+    )
     if message["role"] != "extension":
         losses.add(f"{pointer}/role", "dropped", "a custom message's role is custom")
     return {"role": "custom", "custom_type": kind, "timestamp": 0.0, "details": data}

@@ -95,9 +95,9 @@ __all__ = [
 
 # --- phi-wire's API for operator-use d1cdaad8, appended by tools/codegen from tools/templates/api/operator-use.py.tmpl
 
+from phi_wire import operator_use_api as _api
 from phi_wire.api import schema_function as _schema_function
 from phi_wire.errors import WireError as _WireError
-from phi_wire import operator_use_api as _api
 
 FORMAT = "operator-use"
 """The implementation whose JSON this module speaks."""
