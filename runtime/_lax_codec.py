@@ -45,12 +45,11 @@ def jsonl_item_type(tp: Any) -> Any | None:
     if cached is not None and cached[0] is tp:
         return cached[1]
     item = None
-    value = getattr(tp, "__value__", None)
+    value: Any = getattr(tp, "__value__", None)
     for meta in getattr(value, "__metadata__", ()):
         extra = getattr(meta, "json_schema_extra", None)
         if isinstance(extra, dict) and extra.get("x-jsonl"):
-            (listed,) = value.__args__[:1]
-            item = listed.__args__[0]
+            item = value.__args__[0].__args__[0]  # Annotated[list[T], ...] -> T
     _JSONL_ITEMS[id(tp)] = (tp, item)
     return item
 
@@ -86,8 +85,10 @@ def _read_session_file(item: Any, raw: bytes, name: str) -> SessionFileLines:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:  # Path.read_text raises too: not a session file
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise WireError(name, "", f"line {line}: not UTF-8 ({error.reason})", line=line) from None
+        bad_line = raw.count(b"\n", 0, error.start) + 1
+        raise WireError(
+            name, "", f"line {bad_line}: not UTF-8 ({error.reason})", line=bad_line
+        ) from None
     validator = adapter(item)
     entries: list[Any] = []
     skipped: list[WireError] = []

@@ -100,14 +100,16 @@ def to_phi_core(value: Any) -> Conversion:
     if isinstance(value, SessionFileLines):
         return Conversion(_session_to_phi(value, losses), tuple(losses))
     if isinstance(value, list):
-        sources = [(f"/{index}", _json(item, ou.dumps), None) for index, item in enumerate(value)]
+        sources: list[tuple[str, Any, Any]] = [
+            (f"/{index}", _json(item, ou.dumps), None) for index, item in enumerate(value)
+        ]
         return Conversion(_messages_to_phi(sources, losses), tuple(losses))
     name = type(value).__name__
     if name == "SessionContext":
         document = _json(value, ou.dumps)
         model = (document.get("model_id"), document.get("provider_id"))
         sources = [
-            (f"/messages/{index}", message, model)
+            (f"/messages/{index}", message, model)  # the context's model for every message
             for index, message in enumerate(document["messages"])
         ]
         messages = _messages_to_phi(sources, losses)
