@@ -249,6 +249,7 @@ def test_a_session_file_with_invalid_lines_lists_what_operator_use_skips() -> No
         / "SessionFile"
         / "SessionFile.skips_invalid_lines.input.jsonl"
     )
+    assert "session_file_errors" in DEVIATIONS["behaviour"]  # skipped lines are listed, not silent
     session = ou.loads(ou.SessionFile, path.read_text(encoding="utf-8"))
     assert [error.line for error in session.skipped] == [5, 6, 7]
     assert all(isinstance(error, WireError) for error in session.skipped)
