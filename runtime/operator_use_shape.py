@@ -71,7 +71,7 @@ def _is_message(value: Any) -> bool:
         return False
     role = value.get("role")
     if role in LLM_ROLES:
-        return "contents" in value or (role == "assistant" and "stop_reason" in value)
+        return "contents" in value  # clark-agent, pi and phi-core say "content"
     return role in _SESSION_ONLY_FIELDS and bool(_SESSION_ONLY_FIELDS[role] & value.keys())
 
 
@@ -81,7 +81,9 @@ def recognise(document: Any) -> str | None:
         return None
     tag = document.get("type")
     if tag == "session":
-        return "SessionFileEntry" if "cwd" in document and "version" in document else None
+        # pi's header is the same but for its ISO-8601 timestamp
+        header = "cwd" in document and _is_number(document.get("timestamp"))
+        return "SessionFileEntry" if header else None
     if (
         tag in ENTRY_TAGS
         and ("id" in document or "parent_id" in document)

@@ -309,6 +309,23 @@ def test_recognise_leaves_other_formats_alone() -> None:
     assert [d for d in documents if recognise(d) is not None] == []
 
 
+def test_recognise_on_the_other_implementations_samples() -> None:
+    """Only the Operator-Use sample is Operator-Use: pi's v3 session (ISO timestamps), clark-agent's
+    history rows (content, stop_reason) and the rest are not."""
+    found: dict[str, set[str | None]] = {}
+    for path in sorted((fixtures_root() / "others").rglob("*.json*")):
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".jsonl":
+            documents = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            loaded = json.loads(text)
+            documents = loaded if isinstance(loaded, list) else [loaded]
+        found[path.name] = {recognise(document) for document in documents}
+    sample = "operator-use.session.generated.jsonl"
+    assert found.pop(sample) == {"SessionFileEntry"}
+    assert len(found) > 10 and all(names == {None} for names in found.values()), found
+
+
 def test_a_parent_cycle_ends_the_branch_instead_of_looping() -> None:
     """Deviation (deviations.toml [operator-use.behaviour.parent_cycle]): d0da87a6 loops forever."""
     assert "parent_cycle" in DEVIATIONS["behaviour"]
