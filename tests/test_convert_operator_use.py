@@ -230,3 +230,15 @@ def test_the_documented_example_runs() -> None:
 def test_the_source_format_of_a_list_is_its_items() -> None:
     message = ou.UserMessage(id="m", timestamp=1.0)
     assert convert([message]).value == convert(message).value
+
+
+def test_a_d1cdaad8_second_lane_message_comes_back_in_its_layout() -> None:
+    import phi_wire.operator_use_d1cdaad8 as ou1
+
+    raw = (
+        corpus("d1cdaad8") / "valid" / "AgentMessage" / "AgentMessage.system.text.json"
+    ).read_text()
+    message = ou1.loads(ou1.AgentMessage, raw)
+    (extension,) = convert(message, source="operator-use", target="phi-core").value
+    (back,) = convert(extension, source="phi-core", target="operator-use").value
+    assert ou1.dumps(back) == raw

@@ -26,11 +26,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, Loss, UnsupportedConversion
 from phi_wire.formats import version_of
-from phi_wire.operator_use_api import SessionFileLines, context_parts
+from phi_wire.operator_use_api import SessionFileLines, context_parts, layout_of
 
 __all__ = [
     "STOP_REASONS_FROM_PHI",
@@ -432,7 +434,7 @@ def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion
 
 
 def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) -> list[Any]:
-    out: list[dict[str, Any]] = []
+    out: list[Any] = []  # JSON to read as d0da87a6, or a model already read
     previous_tool: tuple[float, dict[str, Any]] | None = None
     for pointer, message in documents:
         role = message.get("role")
@@ -467,7 +469,10 @@ def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) ->
         else:
             out.append(_extension_from_phi(pointer, message, losses))
             previous_tool = None
-    return [ou.loads(ou.AgentMessage, json.dumps(item)) for item in out]
+    return [
+        item if isinstance(item, BaseModel) else ou.loads(ou.AgentMessage, json.dumps(item))
+        for item in out
+    ]
 
 
 def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
@@ -570,12 +575,14 @@ def _tool_result_from_phi(pointer: str, message: dict[str, Any], losses: _Losses
     }
 
 
-def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> dict[str, Any]:
+def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> Any:
+    """The Operator-Use message an ExtensionMessage carries (a model), or a custom one (JSON)."""
     kind, data = message["kind"], message["data"]
     role = kind.removeprefix("operator-use.")
     if kind != role and isinstance(data, dict) and data.get("role") == role:
+        module = ou.layout(layout_of(data))  # a d1cdaad8 message stays a d1cdaad8 model
         try:
-            return _json(ou.loads(ou.AgentMessage, json.dumps(data)), ou.dumps)  # type: ignore[no-any-return]
+            return module.loads(module.AgentMessage, json.dumps(data))
         except ValueError:
             pass
     losses.add(
