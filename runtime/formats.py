@@ -37,7 +37,9 @@ class WireVersion(NamedTuple):
     format: str
     """The implementation whose JSON this is: ``"phi-core"``."""
     version: str
-    """``<major>.<minor>``: wire formats change only with minor releases."""
+    """``<major>.<minor>``: wire formats change only with minor releases; or, for an
+    implementation without releases (Operator-Use), the short hash of the commit whose code
+    wrote the layout (``d0da87a6``)."""
     module: str
     """The public module that speaks it (types, ``loads``, ``dumps``, ``schema``)."""
 
@@ -61,6 +63,10 @@ VERSIONS: tuple[WireVersion, ...] = (
     WireVersion("phi-core", "0.8", "phi_wire.v0_8"),
     WireVersion("phi-core", "0.10", "phi_wire.v0_10"),
     WireVersion("clark-agent", "0.4", "phi_wire.clark_agent"),
+    # Operator-Use has no releases: a layout is named by the commit whose code wrote it. Its
+    # public module phi_wire.operator_use writes d0da87a6 and reads both (docs/operator-use.md).
+    WireVersion("operator-use", "d0da87a6", "phi_wire.operator_use"),
+    WireVersion("operator-use", "d1cdaad8", "phi_wire.operator_use_d1cdaad8"),
 )
 """Every supported version, oldest first within each format."""
 
@@ -87,6 +93,10 @@ def find(version: str, format: str = "phi-core") -> WireVersion:
     """The entry for ``version`` as people write it: ``0.10``, ``0.10.0``, ``0.10.3`` or ``v0.10``
     (a release's wire format is its minor version's)."""
     known = versions(format)
+    commit = version.strip().lower()
+    for entry in known:  # a layout named by a commit: its short hash or any longer prefix
+        if "." not in entry.version and len(commit) <= 40 and commit.startswith(entry.version):
+            return entry
     parts = version.strip().removeprefix("v").split(".")
     if len(parts) in (2, 3) and all(part.isascii() and part.isdecimal() for part in parts):
         minor = f"{int(parts[0])}.{int(parts[1])}"

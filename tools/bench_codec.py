@@ -10,6 +10,12 @@ times ``from phi_wire import AgentEvent`` in a fresh interpreter and one ``tools
 Section clark-agent (``--only clark-agent`` runs it alone): clark-agent 0.4's streams, history rows
 and trajectories, one document per line: ``json.loads`` vs ``phi_wire.clark_agent.loads``, its
 ``dumps``, and ``convert`` of the events and messages to phi-core, interleaved in one run.
+
+Section operator-use (``--only operator-use`` runs it alone): the d0da87a6 session files of its
+corpus, each line read with ``json.loads`` vs ``phi_wire.operator_use.loads(SessionFileEntry,
+line)``, whole files with ``loads(SessionFile, text)``, ``dumps`` vs ``json.dumps``, and the
+conversion of each session to phi-core messages (``convert``) beside the ``json.loads`` of its
+lines, all in interleaved rounds.
 """
 
 from __future__ import annotations
@@ -139,15 +145,55 @@ def clark_section(root: Path, repeat: int) -> None:
         print(f"  {ours} / {theirs} throughput: {results[theirs] / results[ours]:.2f}x")
 
 
+def operator_use_section(root: Path, repeat: int) -> None:
+    import phi_wire.operator_use as ou
+    from phi_wire.convert import convert
+
+    files = [
+        path.read_text(encoding="utf-8")
+        for path in sorted((root / "operator-use" / "d0da87a6" / "sessions").glob("*.jsonl"))
+    ]
+    lines = [line for text in files for line in text.splitlines()]
+    megabytes = sum(len(text.encode()) for text in files) / 1e6
+    sessions = [ou.loads(ou.SessionFile, text) for text in files]
+    entries = [ou.loads(ou.SessionFileEntry, line) for line in lines]
+    plain = [json.loads(line) for line in lines]
+    results = compare(
+        repeat,
+        {
+            "json.loads": lambda: [json.loads(line) for line in lines],
+            "loads(Entry)": lambda: [ou.loads(ou.SessionFileEntry, line) for line in lines],
+            "loads(File)": lambda: [ou.loads(ou.SessionFile, text) for text in files],
+            "json.dumps": lambda: [
+                json.dumps(value, ensure_ascii=False, separators=(",", ":")) for value in plain
+            ],
+            "dumps(Entry)": lambda: [ou.dumps(entry) for entry in entries],
+            "convert": lambda: [convert(session, target="phi-core") for session in sessions],
+        },
+    )
+    print(
+        f"Operator-Use d0da87a6: {len(files)} session files, {len(lines)} lines, {megabytes:.3f} MB"
+    )
+    for name, seconds in results.items():
+        print(f"  {name:15s} {seconds * 1e3:8.2f} ms  {megabytes / seconds:7.1f} MB/s")
+    base = results["json.loads"]
+    for name in ("loads(Entry)", "loads(File)", "convert"):
+        print(f"  {name} / json.loads throughput: {base / results[name]:.2f}x")
+    print(
+        f"  dumps / json.dumps throughput: {results['json.dumps'] / results['dumps(Entry)']:.2f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=15)
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
-    parser.add_argument("--only", choices=["clark-agent"], help="run one format's section alone")
+    sections = {"clark-agent": clark_section, "operator-use": operator_use_section}
+    parser.add_argument("--only", choices=sorted(sections), help="run one format's section alone")
     args = parser.parse_args()
-    if args.only == "clark-agent":
-        clark_section(args.fixtures, args.repeat)
+    if args.only is not None:
+        sections[args.only](args.fixtures, args.repeat)
         return
 
     import phi_wire.v0_8 as wire
@@ -195,6 +241,8 @@ def main() -> None:
     print(f"tools/codegen --check (one run, every generator pass): {codegen_time():.2f} s")
     print()
     clark_section(args.fixtures, args.repeat)
+    print()
+    operator_use_section(args.fixtures, args.repeat)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,8 @@ class UnsupportedConversion(ValueError):
 CONVERTERS: dict[tuple[str, str], str] = {
     ("clark-agent", "phi-core"): "phi_wire.convert._clark_agent:to_phi_core",
     ("phi-core", "clark-agent"): "phi_wire.convert._clark_agent:from_phi_core",
+    ("operator-use", "phi-core"): "phi_wire.convert._operator_use:to_phi_core",
+    ("phi-core", "operator-use"): "phi_wire.convert._operator_use:from_phi_core",
 }
 """``(source, target)`` -> ``"module:function"`` of the converter (imported on first use). Each
 function takes a model of the source format and returns a ``Conversion``."""
@@ -69,7 +71,8 @@ def convert(value: Any, *, source: str | None = None, target: str = "phi-core") 
     """``value`` (a model of ``source``; by default the format whose module defines it) as a model
     of ``target``, with the losses."""
     if source is None:
-        entry = version_of(value)
+        # a list (of messages, or a session file's entries) is in the format of its items
+        entry = version_of(value[0] if isinstance(value, list) and value else value)
         if entry is None:
             raise UnsupportedConversion(f"{type(value).__name__} is not a wire type; name source=")
         source = entry.format
