@@ -293,7 +293,7 @@ def test_an_entry_that_is_a_folder_or_a_fifo_is_not_used() -> None:
     assert loaded() is None
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o000, 0o002])
+@pytest.mark.parametrize("umask", [0o022, 0o000, 0o002, 0o077, 0o777])
 def test_the_folder_is_created_private_whatever_the_umask(umask: int, cache_folder: Path) -> None:
     previous = os.umask(umask)
     try:
@@ -301,7 +301,7 @@ def test_the_folder_is_created_private_whatever_the_umask(umask: int, cache_fold
     finally:
         os.umask(previous)
     assert stat.S_IMODE(cache_folder.stat().st_mode) == 0o700
-    assert stat.S_IMODE(entry().stat().st_mode) & 0o077 == 0
+    assert stat.S_IMODE(entry().stat().st_mode) == 0o600
 
 
 def test_an_owned_folder_readable_by_others_is_made_private(cache_folder: Path) -> None:

@@ -125,6 +125,7 @@ class PrivateFolder:
             return
         try:
             with open(descriptor, "wb", closefd=True) as out:
+                os.fchmod(descriptor, 0o600)  # the umask may have taken the owner's bits
                 out.write(data)
             # POSIX rename replaces the target atomically
             os.rename(temporary, name, src_dir_fd=self._fd, dst_dir_fd=self._fd)
