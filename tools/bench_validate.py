@@ -3,6 +3,7 @@ and its start-up, side by side in one run.
 
     python tools/bench_validate.py [--size-mb 100] [--big-mb 1000] [--sessions-mb 20]
                                    [--session-mb 100] [--repeat 5] [--workdir DIR]
+    python tools/bench_validate.py --cjk [--size-mb 20] [--repeat 5]
 
 It writes its own input: JSONL of realistic AgentEvents and AgentMessages (the events of
 phi-core's recorded main session and the messages they carry, with loop ids varied), ``--size-mb``
@@ -19,6 +20,11 @@ timed like the JSONL, against ``json.loads`` per file, and one big pretty sessio
 (``--session-mb``, the recorded session's loops repeated) for its time and peak RSS. The exact
 path (``loads`` per line, what judges every line the fast path does not vouch for) is timed
 in-process on the 10 MB input.
+
+``--cjk`` times non-ASCII text alone: the same stream with its prose (texts, thinking, deltas,
+summaries...) in CJK ideographs, three bytes each in UTF-8, against ``json.loads`` per line in
+interleaved rounds, and one event holding a 1 MB CJK text, judged in-process by ``validate()``
+against ``json.loads``.
 """
 
 from __future__ import annotations
@@ -59,6 +65,37 @@ def sample_lines(fixtures: Path) -> list[str]:
         if message is not None:
             messages.append(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
     return lines + messages
+
+
+PROSE_KEYS = frozenset(
+    {"text", "thinking", "delta", "summary", "error_message", "reason", "task", "memo"}
+    | {"new_string", "old_string"}
+)
+
+
+def cjk(text: str) -> str:
+    """``text`` with every letter and digit replaced by a CJK ideograph (U+4E00-U+8DFF)."""
+    return "".join(
+        chr(0x4E00 + ord(char) * 131 % 0x4000) if char.isalnum() else char for char in text
+    )
+
+
+def in_cjk(value: object, key: str | None = None) -> object:
+    """A JSON value with the strings under ``PROSE_KEYS`` written in CJK."""
+    if isinstance(value, dict):
+        return {name: in_cjk(item, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [in_cjk(item, key) for item in value]
+    if isinstance(value, str) and key in PROSE_KEYS:
+        return cjk(value)
+    return value
+
+
+def cjk_lines(lines: list[str]) -> list[str]:
+    return [
+        json.dumps(in_cjk(json.loads(line)), separators=(",", ":"), ensure_ascii=False)
+        for line in lines
+    ]
 
 
 def write_jsonl(path: Path, lines: list[str], megabytes: int) -> int:
@@ -154,6 +191,9 @@ def main() -> None:
     )
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
+    parser.add_argument(
+        "--cjk", action="store_true", help="time only a stream of CJK prose (see above)"
+    )
     args = parser.parse_args()
 
     lines = sample_lines(args.fixtures)
@@ -162,6 +202,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as scratch:
         work = Path(scratch)
         os.environ["PHI_WIRE_CACHE_DIR"] = str(work / "cache")  # starts empty: a cold first run
+        if args.cjk:
+            measure_cjk(("--version", args.version), work, lines, args.size_mb, args.repeat)
+            return
         data = work / "events.jsonl"
         documents = write_jsonl(data, lines, args.size_mb)
         size = data.stat().st_size / 1e6
@@ -257,6 +300,69 @@ def measure_big_session(
             f"peak RSS {run.rss_kb / 1024:.0f} MB"
         )
     path.unlink()
+
+
+def measure_cjk(
+    common: tuple[str, ...], work: Path, lines: list[str], megabytes: int, repeat: int
+) -> None:
+    """A stream of CJK prose: json.loads per line against the command (1 job) in interleaved
+    rounds; then one event with a 1 MB CJK text, json.loads against validate() in-process."""
+    data = work / "cjk.jsonl"
+    documents = write_jsonl(data, cjk_lines(lines), megabytes)
+    raw = data.read_bytes()
+    size = len(raw) / 1e6
+    share = sum(byte >= 0x80 for byte in raw[:1_000_000]) / min(len(raw), 1_000_000)
+    print(f"CJK input: {size:.0f} MB, {documents} documents, {share:.0%} of bytes non-ASCII")
+    cold = Run(*common, "--jobs", "1", str(data))
+    print(rate_line("validate, cold (builds its cache)", cold.wall, size, documents))
+    loads: list[float] = []
+    runs: list[Run] = []
+    for _ in range(repeat):
+        loads.append(time_json_loads(data))
+        runs.append(Run(*common, "--jobs", "1", str(data)))
+    base = statistics.median(loads)
+    wall = statistics.median(run.wall for run in runs)
+    inner = statistics.median(run.reported for run in runs)
+    print(f"  medians of {repeat} rounds:")
+    print(rate_line("json.loads per line (in-process)", base, size, documents))
+    print(rate_line("validate --jobs 1, wall", wall, size, documents))
+    print(rate_line("validate --jobs 1, reported", inner, size, documents))
+    print(
+        f"  single process / json.loads: {base / wall:.2f}x by wall time, "
+        f"{base / inner:.2f}x by reported time"
+    )
+    data.unlink()
+    measure_big_string(common[1], work, lines, repeat)
+
+
+def measure_big_string(version: str, work: Path, lines: list[str], repeat: int) -> None:
+    """One event whose text is 1 MB of CJK: json.loads against validate() in this process (its
+    fast path loaded from the cache beforehand), medians of interleaved rounds."""
+    from phi_wire.validate import validate
+
+    events = [json.loads(line) for line in lines]
+    event = next(e for e in events if e.get("type") == "MessageEnd" and "content" in e["message"])
+    prose = cjk(" ".join(block["text"] for block in event["message"]["content"] if "text" in block))
+    text = (prose * (1 + 1_000_000 // len(prose))).encode()[:1_000_000].decode("utf-8", "ignore")
+    event["message"]["content"] = [{"text": text, "type": "text"}]
+    path = work / "cjk-1mb.jsonl"
+    path.write_text(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+    raw = path.read_bytes()
+    records = list(validate([str(path)], version=version))  # loads the fast path
+    if records:
+        raise SystemExit(f"the 1 MB CJK event is not valid: {records[0].text()}")
+    loads: list[float] = []
+    judged: list[float] = []
+    for _ in range(repeat * 4):
+        start = time.perf_counter()
+        json.loads(raw)
+        loads.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        list(validate([str(path)], version=version))
+        judged.append(time.perf_counter() - start)
+    print(f"one event with a {len(raw) / 1e6:.1f} MB CJK text (medians of {repeat * 4} rounds):")
+    print(f"  json.loads          {statistics.median(loads) * 1000:7.2f} ms")
+    print(f"  validate() in-proc  {statistics.median(judged) * 1000:7.2f} ms")
 
 
 def measure_startup(common: tuple[str, ...], cache: Path) -> None:

@@ -1,9 +1,35 @@
-"""The fast path's compiled expression, cached on disk between runs.
+"""The fast path's compiled expression, cached on disk between runs, where no content can change a
+verdict.
 
-Compiling the expression (some 100 kB) takes the re module about a second; the code it compiles
-to is cached per Python build, so later runs load it in milliseconds. The cache key covers
-everything the expression is made from: phi_wire's sources, the generated models of the version,
-pydantic's version and the interpreter's regular-expression engine.
+Compiling the expression (200-500 kB) takes the re module about a second; CPython's engine
+(``_sre``) accepts the code it compiles to as it is, so a later run loads that code in
+milliseconds. What keeps this safe:
+
+- Where: a private folder (``_private``): 0700, this user's, checked on its open descriptor, its
+  entries opened without following links and checked likewise. Another user can neither write an
+  entry nor put a folder of theirs in its place; such a folder is refused, never trusted.
+- What: an entry carries its key (see below), the expression's flags, group count, code word size
+  and code length, the code, and a SHA-256 over all of that. The digest catches corruption,
+  partial writes and edits by tools that do not recompute it; the key catches an entry moved to
+  another's name. The header's values are bounded before anything is allocated (one group, as an
+  expression that captures nothing has; code at most ``MAX_CODE_BYTES``; a file bigger than that
+  is not read) and ``_sre.compile`` checks the code's structure itself. A loaded expression must
+  still refuse texts that no JSON document starts with, which stops a gross replacement such as
+  ``(?s).*`` even with a recomputed digest.
+- Anything wrong: the entry is ignored and the expression rebuilt (when the input is worth it),
+  never trusted, never an error.
+- Not CPython, or an engine without ``MAGIC``/``CODESIZE``/``compile``, or a re module without
+  its parser and compiler or with other signatures: ``re.compile``, and no cache.
+
+What the digest does not do: stop whoever can write a 0700 folder this user owns. That is this
+user (or root), who could as well edit phi_wire's sources; a keyed digest (HMAC) would not stop
+them either, its key lying in the same folder. Hence a plain SHA-256, and the folder's checks as
+the protection against everyone else.
+
+The key digests everything the expression is made from: phi_wire's sources, the version's
+generated models, pydantic's and pydantic-core's files, the types, the interpreter and its engine.
+It cannot digest the expression itself: making it imports pydantic and the models (a third of a
+second), which a cached run exists to avoid.
 """
 
 from __future__ import annotations
@@ -14,19 +40,69 @@ import importlib
 import importlib.util
 import os
 import re
+import struct
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from phi_wire.formats import find
 
-__all__ = ["cache_path", "compile_cached", "inexpressible", "load_cached", "mark_inexpressible"]
+from ._private import PrivateFolder
+
+__all__ = [
+    "MAX_CODE_BYTES",
+    "cache_path",
+    "compile_cached",
+    "encode_entry",
+    "inexpressible",
+    "load_cached",
+    "mark_inexpressible",
+]
+
+MAX_CODE_BYTES = 8 * 1024 * 1024
+"""The largest code an entry may hold (the biggest expression today, phi-core 0.10's Session,
+compiles to 1.9 MB). A bigger one is compiled each run, never cached."""
+
+_MAGIC = b"phi-wire fast path 2\n"
+_HEADER = struct.Struct("<32sIIBQ")  # key, flags, groups, code word size, code length in bytes
+_DIGEST_BYTES = 32
+_MAX_ENTRY_BYTES = len(_MAGIC) + _HEADER.size + MAX_CODE_BYTES + _DIGEST_BYTES
+_FLAGS_LIMIT = 1 << 9  # re's flags all lie below (ASCII is 256)
+# Texts no expression of the fast path matches a byte of (none is the start of a JSON document;
+# an empty line is no document): a loaded expression that does is not the one its entry names.
+_NOT_JSON = (b"not json at all\n", b"\n", b"\r\n", b"]\n", b"\xff\n", b"\x00")
 
 
-def _engine() -> Any:
-    """CPython's regular-expression engine (``re.compile`` is its parser and compiler)."""
-    return importlib.import_module("_sre")
+class Engine(NamedTuple):
+    """What the cache needs of CPython's regular-expression engine and of the re module."""
+
+    compile: Callable[..., re.Pattern[bytes]]
+    """``_sre.compile(pattern, flags, code, groups - 1, groupindex, indexgroup)``"""
+    parse: Callable[[bytes, int], Any]
+    """``re._parser.parse``"""
+    code: Callable[[Any, int], list[int]]
+    """``re._compiler._code``"""
+    magic: int
+    codesize: int
+    typecode: str
+    """The array type code of a code word."""
+
+
+def _engine() -> Engine | None:
+    """CPython's engine and the re module's parser and compiler; None on another interpreter or
+    when any of them is missing."""
+    if sys.implementation.name != "cpython":
+        return None
+    try:
+        sre = importlib.import_module("_sre")
+        parser = importlib.import_module("re._parser")
+        compiler = importlib.import_module("re._compiler")
+        magic, codesize = int(sre.MAGIC), int(sre.CODESIZE)
+        typecode = next(code for code in "HIL" if array.array(code).itemsize == codesize)
+        return Engine(sre.compile, parser.parse, compiler._code, magic, codesize, typecode)
+    except (ImportError, AttributeError, TypeError, ValueError, StopIteration):
+        return None
 
 
 def _cache_dir() -> Path | None:
@@ -60,13 +136,16 @@ def _installed(name: str) -> str:
     )
 
 
-def _fingerprint(version: str, types: Sequence[str], detect: bool) -> str:
-    _sre = _engine()
+def _fingerprint(version: str, types: Sequence[str], detect: bool, engine: Engine) -> bytes:
+    """The key of the expression for these types: the digest of all it is made from."""
     digest = hashlib.sha256()
     for part in (
         sys.version,
-        _sre.MAGIC,
-        _sre.CODESIZE,
+        sys.implementation.cache_tag,
+        sys.platform,
+        sys.byteorder,
+        engine.magic,
+        engine.codesize,
         _installed("pydantic"),
         _installed("pydantic_core"),
     ):
@@ -76,81 +155,125 @@ def _fingerprint(version: str, types: Sequence[str], detect: bool) -> str:
     sources += sorted(_package_folder(find(version).module).glob("*.py"))
     for source in sources:
         digest.update(source.read_bytes())
-    return digest.hexdigest()[:32]
+    return digest.digest()
 
 
-_MAGIC = b"phi-wire fast path 1\n"
+def cache_path(version: str, types: Sequence[str], detect: bool) -> Path | None:
+    """Where the expression for these types is kept (None: no cache, for want of a folder or of
+    CPython's engine)."""
+    folder = _cache_dir()
+    engine = _engine()
+    if folder is None or engine is None:
+        return None
+    return folder / f"fast-{_fingerprint(version, types, detect, engine).hex()}.bin"
+
+
+def _key_of(path: Path) -> bytes | None:
+    try:
+        return bytes.fromhex(path.stem.removeprefix("fast-"))
+    except ValueError:
+        return None
+
+
+def encode_entry(path: Path, flags: int, groups: int, code: bytes) -> bytes:
+    """The content of the entry at ``path`` for this compiled code (of native code words)."""
+    key = _key_of(path)
+    engine = _engine()
+    if key is None or engine is None:
+        raise ValueError(f"not an entry of the cache: {path}")
+    body = _MAGIC + _HEADER.pack(key, flags, groups, engine.codesize, len(code)) + code
+    return body + hashlib.sha256(body).digest()
+
+
+def _decode(data: bytes, key: bytes, engine: Engine) -> tuple[int, array.array[int]] | None:
+    """The flags and code of an entry, or None when anything about it is wrong."""
+    head = len(_MAGIC) + _HEADER.size
+    if len(data) < head + _DIGEST_BYTES or not data.startswith(_MAGIC):
+        return None
+    view = memoryview(data)
+    body = view[: len(data) - _DIGEST_BYTES]
+    if hashlib.sha256(body).digest() != data[len(body) :]:
+        return None
+    stored_key, flags, groups, codesize, length = _HEADER.unpack_from(data, len(_MAGIC))
+    if (
+        stored_key != key
+        or groups != 1
+        or not 0 <= flags < _FLAGS_LIMIT
+        or codesize != engine.codesize
+        or length != len(body) - head
+        or length > MAX_CODE_BYTES
+        or length % codesize
+    ):
+        return None
+    code = array.array(engine.typecode)
+    code.frombytes(body[head:])
+    return flags, code
 
 
 def load_cached(path: Path) -> re.Pattern[bytes] | None:
-    """The compiled expression kept in ``path``, or None."""
-    _sre = _engine()
-
-    try:
-        data = path.read_bytes()
-    except OSError:
+    """The compiled expression kept in ``path``, or None (then it must be built)."""
+    engine = _engine()
+    key = _key_of(path)
+    if engine is None or key is None:
         return None
-    if not data.startswith(_MAGIC):
+    folder = PrivateFolder.open(path.parent, create=False)
+    if folder is None:
         return None
-    header, _, body = data[len(_MAGIC) :].partition(b"\n")
+    with folder:
+        data = folder.read(path.name, _MAX_ENTRY_BYTES)
+    decoded = _decode(data, key, engine) if data is not None else None
+    if decoded is None:
+        return None
+    flags, code = decoded
     try:
-        flags, groups = (int(item) for item in header.split())
-        code = array.array("I" if _sre.CODESIZE == 4 else "H")
-        code.frombytes(body)
-        compiled: re.Pattern[bytes] = _sre.compile(
-            None, flags, code.tolist(), groups - 1, {}, (None,) * groups
-        )
-    except (ValueError, TypeError, RuntimeError, OverflowError):
-        return None  # another layout: compile afresh
+        compiled = engine.compile(None, flags, code.tolist(), 0, {}, (None,))
+    except Exception:  # the engine refuses the code (RuntimeError), or differs: rebuild
+        return None
+    for text in _NOT_JSON:
+        found = compiled.match(text)
+        if found is not None and found.end():
+            return None
     return compiled
 
 
 def compile_cached(pattern: bytes, path: Path | None) -> re.Pattern[bytes]:
     """``re.compile(pattern)``, keeping the compiled code in ``path`` for later runs."""
-    _sre = _engine()
-
-    try:
-        from re import _compiler, _parser  # type: ignore[attr-defined]
-
-        tree = _parser.parse(pattern, 0)
-        code = _compiler._code(tree, 0)
-        groups = tree.state.groups
-        compiled: re.Pattern[bytes] = _sre.compile(
-            pattern, tree.state.flags, code, groups - 1, {}, (None,) * groups
-        )
-    except (ImportError, AttributeError, TypeError):  # another interpreter: no cache
+    engine = _engine()
+    if engine is None:
         return re.compile(pattern)
-    if path is not None:
-        body = array.array("I" if _sre.CODESIZE == 4 else "H", code).tobytes()
-        _write(path, _MAGIC + f"{tree.state.flags} {groups}\n".encode() + body)
+    try:
+        tree = engine.parse(pattern, 0)
+        code = engine.code(tree, 0)
+        flags, groups = int(tree.state.flags), int(tree.state.groups)
+        if groups != 1:  # the expression captures nothing; if it ever did, no cache
+            return re.compile(pattern)
+        compiled = engine.compile(pattern, flags, code, 0, {}, (None,))
+        body = array.array(engine.typecode, code).tobytes()
+    except Exception:  # another re module or engine (other names or signatures): no cache
+        return re.compile(pattern)
+    if path is not None and len(body) <= MAX_CODE_BYTES:
+        folder = PrivateFolder.open(path.parent, create=True)
+        if folder is not None:
+            with folder:
+                folder.write(path.name, encode_entry(path, flags, groups, body))
     return compiled
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write through a temporary file and a rename; a cache that cannot be written is skipped."""
-    import tempfile  # only here: a run that loads the cache does not pay for its import
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".tmp-", delete=False) as out:
-            out.write(data)
-        os.replace(out.name, path)
-    except OSError:
-        pass
-
-
-def cache_path(version: str, types: Sequence[str], detect: bool) -> Path | None:
-    """Where the expression for these types is kept (None: no cache)."""
-    folder = _cache_dir()
-    if folder is None:
-        return None
-    return folder / f"fast-{_fingerprint(version, types, detect)}.bin"
+def _marker(path: Path) -> str:
+    return path.with_suffix(".none").name
 
 
 def inexpressible(path: Path) -> bool:
     """Whether an earlier run found that no type can be expressed (so no expression exists)."""
-    return path.with_suffix(".none").exists()
+    folder = PrivateFolder.open(path.parent, create=False)
+    if folder is None:
+        return False
+    with folder:
+        return folder.read(_marker(path), 0) is not None
 
 
 def mark_inexpressible(path: Path) -> None:
-    _write(path.with_suffix(".none"), b"")
+    folder = PrivateFolder.open(path.parent, create=True)
+    if folder is not None:
+        with folder:
+            folder.write(_marker(path), b"")

@@ -4,7 +4,8 @@ surely valid, at C speed and with no Python work per line; every other one goes 
 The expression (``_pattern``) matches only a subset of what ``loads`` accepts, so the fast path
 can make a run slower, never change a verdict. JSONL lines are matched as they are; a whole
 document, such as a pretty session file, is matched in its compact form (``_compact``). The
-compiled expression is cached between runs (``_cache``).
+expression takes the bytes >= 0x80 inside strings as they come; their UTF-8 is checked once per
+block (``_utf8``). The compiled expression is cached between runs (``_cache``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from ._compact import compact
 from ._detect import type_of_first_key
+from ._utf8 import lines_not_utf8
 
 __all__ = ["AUTO_DOCUMENT_TYPES", "AUTO_LINE_TYPES", "FastPath", "fast_path", "fast_path_for"]
 
@@ -46,7 +48,8 @@ class FastPath:
             bad.append(end)
             newline = block.find(b"\n", end)
             position = size if newline == -1 else newline + 1
-        return bad
+        not_utf8 = lines_not_utf8(block)
+        return sorted({*bad, *not_utf8}) if not_utf8 else bad
 
     def vouches(self, document: bytes) -> bool:
         """Whether one whole document (pretty or compact) is surely valid."""
@@ -55,7 +58,7 @@ class FastPath:
         # document, or none at all (the empty text, which is not one)
         if not compacted or b"\n" in compacted:
             return False
-        return self.lines.fullmatch(compacted) is not None
+        return self.lines.fullmatch(compacted) is not None and not lines_not_utf8(compacted)
 
 
 def fast_path(

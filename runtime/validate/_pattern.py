@@ -7,9 +7,10 @@ That subset is the compact form phi-core writes (keys in declaration order, or s
 range, plain decimals, canonical timestamps, ``serde_json::Value`` subtrees at most
 ``VALUE_DEPTH`` deep. Every document it matches is therefore valid (a fixed key order leaves no
 room for a duplicate field, a short number is read alike by serde and Python, the nesting stays
-far below serde's limit). A schema element it cannot express (a validator function that declares
-no fast-path role, see ``phi_wire.base.fast_path_role_of``; a recursive type) makes the type
-ineligible, so ``loads`` judges all its documents.
+far below serde's limit) once its bytes are UTF-8: strings take any byte >= 0x80 and
+``FastPath`` checks UTF-8 apart, once per block (``_utf8``). A schema element it cannot express
+(a validator function that declares no fast-path role, see ``phi_wire.base.fast_path_role_of``; a
+recursive type) makes the type ineligible, so ``loads`` judges all its documents.
 """
 
 from __future__ import annotations
@@ -148,16 +149,10 @@ def _opaque(regex: bytes) -> Seq:
 # --- JSON pieces ---------------------------------------------------------------------------------
 
 # A JSON string: no raw control characters, no surrogate escapes (lone ones are invalid, pairs are
-# rare: phi-core writes non-ASCII raw), well-formed UTF-8 (RFC 3629's table: no overlong forms, no
-# surrogates), so the bytes need no separate decoding pass.
-_UTF8 = (
-    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
-    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
-    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
-)
-_STRING = (
-    rb'"(?:[ !#-\[\]-\x7f]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4}|' + _UTF8 + rb')*+"'
-)
+# rare: phi-core writes non-ASCII raw). Bytes >= 0x80 are taken in runs with the printable ASCII
+# ones, at C speed: their UTF-8 is checked once per block by ``_utf8`` (matching UTF-8's forms
+# here, one branch per character, made non-ASCII text slower than ``json.loads``).
+_STRING = rb'"(?:[ !#-\[\]-\xff]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"'
 # Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
 # (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
 _NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
