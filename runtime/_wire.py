@@ -16,6 +16,10 @@ Each piece exists for one serde fact that JSON Schema (and so datamodel-code-gen
 * ``Timestamp``: chrono's ``DateTime<Utc>`` keeps nanoseconds and prints 0/3/6/9 fraction digits.
 * ``F32``: two fields are Rust ``f32``.
 
+Models built in Python are held to the same rules as ``loads`` (``WireModel``): construction,
+``model_validate``, assignment and ``model_copy(update=...)`` are validated strictly and raise
+``WireError``; ``model_validate_json`` is ``loads``.
+
 This module must never import the generated code: the generated code imports it.
 """
 
@@ -23,15 +27,16 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from functools import partial
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Self, cast
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    GetCoreSchemaHandler,
     PlainSerializer,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -40,12 +45,20 @@ from pydantic import (
     WrapValidator,
     model_serializer,
 )
+from pydantic.config import ExtraValues
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic_core import CoreSchema, PydanticUndefined
 
+from ._error_translation import from_python_validation_error
 from ._marks import TRANSPARENT, fast_path_role
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
+from .pointer import escape
+
+if TYPE_CHECKING:  # for the type checker only: at run time the class is taken from BaseModel
+    from pydantic._internal._model_construction import ModelMetaclass as _PydanticModelMetaclass
+else:
+    _PydanticModelMetaclass = type(BaseModel)
 
 __all__ = [
     "F32",
@@ -73,9 +86,11 @@ def sort_json(value: Any) -> Any:
     return value
 
 
-def _to_value_number(value: Any) -> Any:
-    """Integers outside [i64::MIN, u64::MAX] are f64 in a ``serde_json::Value``."""
-    if isinstance(value, bool):
+def _to_value(value: Any, pointer: str = "") -> Any:
+    """A Python value as a ``serde_json::Value`` holds it: integers outside [i64::MIN, u64::MAX]
+    become f64; NaN, infinity, non-string keys and non-JSON types are errors (a Value cannot hold
+    them: serde_json would write ``null`` for a NaN, and nothing for a set)."""
+    if value is None or isinstance(value, str | bool):
         return value
     if isinstance(value, int):
         if I64_MIN <= value <= U64_MAX:
@@ -83,21 +98,33 @@ def _to_value_number(value: Any) -> Any:
         try:
             return float(value)
         except OverflowError:
-            raise ValueError("number out of range for an f64") from None
+            raise ValueError(f"number out of range for an f64 at {pointer or '/'}") from None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(
+                f"a JSON value holds no NaN or infinity, found {value!r} at {pointer or '/'}"
+            )
+        return value
     if isinstance(value, dict):
-        return {key: _to_value_number(item) for key, item in value.items()}
+        for key in value:
+            if not isinstance(key, str):
+                raise ValueError(f"JSON object keys are strings, found {key!r} at {pointer or '/'}")
+        return {key: _to_value(item, f"{pointer}/{escape(key)}") for key, item in value.items()}
     if isinstance(value, list):
-        return [_to_value_number(item) for item in value]
-    return value
+        return [_to_value(item, f"{pointer}/{index}") for index, item in enumerate(value)]
+    raise ValueError(
+        "expected a JSON value (None, bool, int, float, str, list, or dict with str keys), "
+        f"found {type(value).__name__} at {pointer or '/'}"
+    )
 
 
 @fast_path_role(TRANSPARENT)  # JSON input comes back unchanged
 def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
     # JSON input has already been through the serde number pass of ``loads``; only values built
-    # in Python can still hold integers that a Value cannot.
+    # in Python can still hold what a Value cannot.
     if info.mode == "json":
         return value
-    return _to_value_number(value)
+    return _to_value(value)
 
 
 JsonValue = Annotated[
@@ -111,6 +138,23 @@ JsonValue = Annotated[
 # --- f32 ----------------------------------------------------------------------------------------
 
 
+_F32_MAX = float.fromhex("0x1.fffffep+127")
+_F32_TO_INFINITY = 2.0**128 - 2.0**103
+"""Halfway between f32::MAX and 2^128: from here on an f64 rounds to infinity (ties to even)."""
+
+
+def _round_f32(value: float) -> float:
+    """Rust's ``value as f32``: the nearest f32, ties to even; past f32::MAX by half an ULP or
+    more, infinity (``struct`` would raise there)."""
+    magnitude = abs(value)
+    if magnitude >= _F32_TO_INFINITY:
+        return math.copysign(math.inf, value)
+    if magnitude > _F32_MAX:
+        return math.copysign(_F32_MAX, value)
+    single: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    return single
+
+
 @fast_path_role(TRANSPARENT)  # rounds, never raises
 def _to_f32(value: float) -> float:
     """Round to the nearest f32 and keep the shortest decimal that reads back as that f32.
@@ -120,16 +164,12 @@ def _to_f32(value: float) -> float:
     """
     if math.isnan(value) or math.isinf(value):
         return value
-    try:
-        (single,) = struct.unpack("<f", struct.pack("<f", value))
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    nearest = float(single)
+    nearest = _round_f32(value)
     if math.isinf(nearest):
         return nearest
     for digits in range(1, 10):
         text = f"{nearest:.{digits}g}"
-        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == nearest:
+        if _round_f32(float(text)) == nearest:
             return float(text)
     return nearest
 
@@ -146,7 +186,15 @@ class WireEnum(StrEnum):
 
     On input serde also reads the map form ``{"Variant": null}`` and any ``#[serde(alias)]``,
     which a generated enum lists as ``__serde_aliases__`` (from the schema's ``x-serde-aliases``).
+    A model built in Python takes the member or any of those wire forms (its strict mode would
+    take only the member).
     """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        lax = dict(handler(source))
+        lax["strict"] = False  # JSON is read by loads with strict=True, which overrides this
+        return cast(CoreSchema, lax)
 
     @classmethod
     def _missing_(cls, value: object) -> WireEnum | None:
@@ -182,12 +230,18 @@ class _SerdeFieldValidator(WrapValidator):
 
 
 def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
-    """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped."""
+    """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped.
+
+    Only when reading JSON: a value given in Python is validated like any other (Rust's types
+    would not let a malformed one be built), so it is an error, never silently dropped.
+    """
 
     @fast_path_role(TRANSPARENT)  # a default instead of an error: the inner schema is stricter
-    def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if value is None:
             return default()
+        if info.mode != "json":
+            return handler(value)
         try:
             return handler(value)
         except ValidationError:
@@ -226,12 +280,38 @@ def _apply_serde_markers(field: FieldInfo) -> None:
         field.metadata.append(_null_as_default(field.get_default(call_default_factory=True)))
 
 
-class WireModel(BaseModel):
+class _WireModelMetaclass(_PydanticModelMetaclass):
+    """Construction (``Model(...)``) raises ``WireError``, not pydantic's ``ValidationError``.
+
+    Here rather than in ``__init__``: a model with its own ``__init__`` is built through it by
+    pydantic-core on every parse, which would slow ``loads`` and hide the schema from the
+    validate fast path.
+    """
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except ValidationError as error:
+            raise from_python_validation_error(cls.__name__, error, kwargs) from None
+
+
+_STRICT_PYTHON_INPUT = ConfigDict(strict=True)
+"""No coercion of Python input. Given to ``model_config`` with ``**`` so that the pydantic mypy
+plugin keeps typing the constructors' arguments loosely, as before: at run time an enum field also
+takes its wire string and a timestamp a ``datetime``, which exact field types would refuse."""
+
+
+class WireModel(BaseModel, metaclass=_WireModelMetaclass):
     """Base of every generated model.
 
     Unknown keys are ignored (no ``deny_unknown_fields`` in phi-core); attributes are snake_case and
     written under their wire names. The schema is built on first use, after the x- markers of every
     field have been applied.
+
+    Built in Python, a model is as strict as ``loads``: no coercion (``"5"``, ``5.0`` or ``True``
+    for an integer, a tuple for a list), assignment validated, every error a ``WireError`` whose
+    pointer follows the keys given. ``model_validate_json`` is ``loads``. ``model_construct``
+    stays pydantic's unvalidated constructor.
     """
 
     model_config = ConfigDict(
@@ -240,6 +320,8 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         extra="ignore",
         defer_build=True,
+        validate_assignment=True,
+        **_STRICT_PYTHON_INPUT,
     )
 
     @classmethod
@@ -247,6 +329,92 @@ class WireModel(BaseModel):
         super().__pydantic_init_subclass__(**kwargs)
         for field in cls.model_fields.values():
             _apply_serde_markers(field)
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """pydantic's ``model_validate`` in strict mode (``strict=False`` asks for its lax mode);
+        raises ``WireError``."""
+        try:
+            return super().model_validate(
+                obj,
+                strict=strict,
+                extra=extra,
+                from_attributes=from_attributes,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+        except ValidationError as error:
+            raise from_python_validation_error(cls.__name__, error, obj) from None
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """``loads(cls, json_data)``: the JSON exactly as phi-core reads it. pydantic's options
+        would change that, so none is taken."""
+        if any(option is not None for option in (strict, extra, context, by_alias, by_name)):
+            raise TypeError(
+                f"{cls.__name__}.model_validate_json is phi_wire.loads: it reads JSON as "
+                "phi-core does and takes no pydantic options"
+            )
+        from ._codec import loads  # _codec imports this module
+
+        return loads(cls, json_data)
+
+    @classmethod
+    def model_validate_strings(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """pydantic's string mode (``"5"`` reads as 5: not phi-core's rules); raises
+        ``WireError``."""
+        try:
+            return super().model_validate_strings(
+                obj, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
+            )
+        except ValidationError as error:
+            raise from_python_validation_error(cls.__name__, error, obj) from None
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; each updated field is validated as an assignment is (pydantic would not)."""
+        copy = super().model_copy(deep=deep)
+        for name, value in (update or {}).items():
+            setattr(copy, name, value)
+        return copy
+
+    if not TYPE_CHECKING:  # keeps the type checker's view of attribute assignment
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            try:
+                super().__setattr__(name, value)
+            except ValidationError as error:
+                raise from_python_validation_error(
+                    type(self).__name__, error, {name: value}
+                ) from None
 
 
 class LlmMessageBase(WireModel):
