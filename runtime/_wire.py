@@ -102,19 +102,19 @@ def _to_value(value: Any, pointer: str = "") -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(
-                f"a JSON value holds no NaN or infinity, found {value!r} at {pointer or '/'}"
+                f"a JSON value holds no NaN or infinity: {value!r} at {pointer or '/'}"
             )
         return value
     if isinstance(value, dict):
         for key in value:
             if not isinstance(key, str):
-                raise ValueError(f"JSON object keys are strings, found {key!r} at {pointer or '/'}")
+                raise ValueError(f"JSON object keys are strings: {key!r} at {pointer or '/'}")
         return {key: _to_value(item, f"{pointer}/{escape(key)}") for key, item in value.items()}
     if isinstance(value, list):
         return [_to_value(item, f"{pointer}/{index}") for index, item in enumerate(value)]
     raise ValueError(
-        "expected a JSON value (None, bool, int, float, str, list, or dict with str keys), "
-        f"found {type(value).__name__} at {pointer or '/'}"
+        "expected a JSON value (None, bool, int, float, str, list, or dict with str keys): "
+        f"{type(value).__name__} at {pointer or '/'}"
     )
 
 

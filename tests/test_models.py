@@ -43,7 +43,7 @@ def assistant(**overrides: Any) -> Any:
         (
             lambda: wire.ToolCallContent(id="c", name="n", arguments=[float("nan")]),
             "/arguments",
-            "no NaN or infinity, found nan at /0",
+            "no NaN or infinity: nan at /0",
         ),
         (lambda: wire.ToolCallContent(id="c", name="n", arguments={1, 2}), "/arguments", "set"),
         (lambda: wire.LlmUserMessage(content=[], timestamp=1, turn_id="abc"), "/turn_id", ""),
