@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,3 +48,17 @@ def test_f32_near_its_limit_reads_and_writes_as_phi_core(temperature: str, writt
     assert wire.dumps(snapshot).endswith(f'"temperature":{written}}}')
     built = wire.LoopConfigSnapshot(model="m", provider="p", temperature=float(temperature))
     assert wire.dumps(built) == wire.dumps(snapshot)
+
+
+def test_validate_judges_the_file_after_one_holding_f32_max(tmp_path: Any) -> None:
+    """Issue 10: `phi-wire validate` printed a traceback on f32::MAX and judged nothing after."""
+    from phi_wire.validate import validate
+
+    first = tmp_path / "a.json"
+    first.write_text('{"model":"m","provider":"p","temperature":3.4028235e38,"x":[1]}')
+    second = tmp_path / "b.json"
+    second.write_text('{"model":"m","provider":"p","temperature":"hot"}')
+    records = list(validate([str(first), str(second)], version="0.10", type="LoopConfigSnapshot"))
+    assert [(Path(record.file).name, record.pointer) for record in records] == [
+        ("b.json", "/temperature")
+    ]
