@@ -168,7 +168,9 @@ class LlmMessageHelpers(LlmMessageBase):
 
     def with_turn_id(self, turn_id: Any) -> Self:
         """``AgentMessage::with_turn_id``: a copy stamped with ``turn_id`` (None clears it)."""
-        return self.model_copy(update={"turn_id": turn_id})
+        copy = self.model_copy()
+        copy.turn_id = turn_id  # validated, as every assignment is
+        return copy
 
     @classmethod
     def new(cls, message: MessageHelpers, turn_id: Any = None) -> LlmMessageHelpers:

@@ -17,8 +17,9 @@ Each piece exists for one serde fact that JSON Schema (and so datamodel-code-gen
 * ``F32``: two fields are Rust ``f32``.
 
 Models built in Python are held to the same rules as ``loads`` (``WireModel``): construction,
-``model_validate``, assignment and ``model_copy(update=...)`` are validated strictly and raise
-``WireError``; ``model_validate_json`` is ``loads``.
+``model_validate`` and assignment are validated strictly and raise ``WireError``;
+``model_validate_json`` is ``loads``. ``model_copy(update=...)`` stays pydantic's (unvalidated):
+``MessageAccumulator`` copies a message per streamed delta.
 
 This module must never import the generated code: the generated code imports it.
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Self, cast
@@ -54,11 +55,6 @@ from ._marks import TRANSPARENT, fast_path_role
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
 from .pointer import escape
-
-if TYPE_CHECKING:  # for the type checker only: at run time the class is taken from BaseModel
-    from pydantic._internal._model_construction import ModelMetaclass as _PydanticModelMetaclass
-else:
-    _PydanticModelMetaclass = type(BaseModel)
 
 __all__ = [
     "F32",
@@ -280,28 +276,13 @@ def _apply_serde_markers(field: FieldInfo) -> None:
         field.metadata.append(_null_as_default(field.get_default(call_default_factory=True)))
 
 
-class _WireModelMetaclass(_PydanticModelMetaclass):
-    """Construction (``Model(...)``) raises ``WireError``, not pydantic's ``ValidationError``.
-
-    Here rather than in ``__init__``: a model with its own ``__init__`` is built through it by
-    pydantic-core on every parse, which would slow ``loads`` and hide the schema from the
-    validate fast path.
-    """
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().__call__(*args, **kwargs)
-        except ValidationError as error:
-            raise from_python_validation_error(cls.__name__, error, kwargs) from None
-
-
 _STRICT_PYTHON_INPUT = ConfigDict(strict=True)
 """No coercion of Python input. Given to ``model_config`` with ``**`` so that the pydantic mypy
 plugin keeps typing the constructors' arguments loosely, as before: at run time an enum field also
 takes its wire string and a timestamp a ``datetime``, which exact field types would refuse."""
 
 
-class WireModel(BaseModel, metaclass=_WireModelMetaclass):
+class WireModel(BaseModel):
     """Base of every generated model.
 
     Unknown keys are ignored (no ``deny_unknown_fields`` in phi-core); attributes are snake_case and
@@ -311,7 +292,7 @@ class WireModel(BaseModel, metaclass=_WireModelMetaclass):
     Built in Python, a model is as strict as ``loads``: no coercion (``"5"``, ``5.0`` or ``True``
     for an integer, a tuple for a list), assignment validated, every error a ``WireError`` whose
     pointer follows the keys given. ``model_validate_json`` is ``loads``. ``model_construct``
-    stays pydantic's unvalidated constructor.
+    and ``model_copy`` stay pydantic's, unvalidated.
     """
 
     model_config = ConfigDict(
@@ -329,6 +310,18 @@ class WireModel(BaseModel, metaclass=_WireModelMetaclass):
         super().__pydantic_init_subclass__(**kwargs)
         for field in cls.model_fields.values():
             _apply_serde_markers(field)
+
+    def __init__(self, /, **data: Any) -> None:
+        """Validate ``data`` as ``BaseModel.__init__`` does; raise ``WireError``."""
+        try:
+            self.__pydantic_validator__.validate_python(data, self_instance=self)
+        except ValidationError as error:
+            raise from_python_validation_error(type(self).__name__, error, data) from None
+
+    # pydantic's mark of its own __init__: without it pydantic-core would call this one on every
+    # parse (slower loads, and a schema the validate fast path refuses). Should pydantic stop
+    # honouring it, models stay correct but slower; tests/test_models.py fails loudly.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @classmethod
     def model_validate(
@@ -398,13 +391,6 @@ class WireModel(BaseModel, metaclass=_WireModelMetaclass):
             )
         except ValidationError as error:
             raise from_python_validation_error(cls.__name__, error, obj) from None
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy; each updated field is validated as an assignment is (pydantic would not)."""
-        copy = super().model_copy(deep=deep)
-        for name, value in (update or {}).items():
-            setattr(copy, name, value)
-        return copy
 
     if not TYPE_CHECKING:  # keeps the type checker's view of attribute assignment
 

@@ -12,6 +12,7 @@ import pytest
 
 import phi_wire.v0_10 as wire
 from phi_wire import WireError
+from phi_wire.base import WireModel
 
 U64_MAX = 2**64 - 1
 
@@ -113,14 +114,13 @@ def test_model_validate_json_is_loads() -> None:
         wire.Usage.model_validate_json('{"input":1,"output":2}', strict=False)
 
 
-def test_model_copy_validates_the_update() -> None:
-    message = wire.UserMessage(content=[], timestamp=1)
-    assert message.model_copy(update={"timestamp": 5}).timestamp == 5
-    with pytest.raises(WireError, match="/timestamp"):
-        message.model_copy(update={"timestamp": "later"})
+def test_helpers_validate_what_they_are_given() -> None:
     llm = wire.LlmUserMessage(content=[], timestamp=1)
-    with pytest.raises(WireError, match="/turn_id"):
-        llm.with_turn_id("abc")
+    with pytest.raises(WireError, match="LlmUserMessage /turn_id"):
+        llm.with_turn_id("abc")  # was stored as is (phi-core's with_turn_id takes a TurnId)
+    stamped = llm.with_turn_id({"loopId": "l", "turnIndex": 2})
+    assert stamped.turn_id == wire.TurnId(loop_id="l", turn_index=2) and llm.turn_id is None
+    assert '"turnId":{"loopId":"l","turnIndex":2}' in wire.dumps(stamped)
 
 
 def test_usage_sums_past_u64_are_errors() -> None:
@@ -144,11 +144,27 @@ def test_dumps_refuses_a_value_of_the_wrong_type() -> None:
 
 
 def test_what_is_not_checked() -> None:
-    """model_construct validates nothing, and dumps checks types, not ranges; strict=False and
-    model_validate_strings are pydantic's lax and string modes, asked for by name."""
+    """model_construct and model_copy validate nothing, and dumps checks types, not ranges;
+    strict=False and model_validate_strings are pydantic's lax and string modes, by name."""
     constructed = wire.UserMessage.model_construct(content=[], timestamp=-1)
     assert wire.dumps(constructed) == '{"role":"user","content":[],"timestamp":-1}'
+    copied = wire.UserMessage(content=[], timestamp=1).model_copy(update={"timestamp": -2})
+    assert wire.dumps(copied) == '{"role":"user","content":[],"timestamp":-2}'
     assert wire.Usage.model_validate({"input": "5", "output": 0}, strict=False).input == 5
     assert wire.Usage.model_validate_strings({"input": "5", "output": "0"}).input == 5
     with pytest.raises(WireError, match="/input"):
         wire.Usage.model_validate_strings({"input": "x", "output": "0"})
+
+
+def test_the_wire_init_is_not_a_custom_init_to_pydantic() -> None:
+    """WireModel.__init__ (which raises WireError) carries pydantic's mark of its own __init__:
+    otherwise pydantic-core would call it on every parse, and the validate fast path would refuse
+    every model. Should pydantic stop honouring the mark, this fails."""
+    for name in wire.__all__:
+        model = getattr(wire, name)
+        if isinstance(model, type) and issubclass(model, WireModel):
+            assert model.__pydantic_custom_init__ is False, name
+    schema: Any = wire.AssistantMessage.__pydantic_core_schema__
+    while schema["type"] == "definitions":
+        schema = schema["schema"]
+    assert schema["type"] == "model" and not schema.get("custom_init")
