@@ -21,12 +21,13 @@ import json
 from typing import Any, TypeVar, cast, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails, PydanticSerializationError
 
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
-from ._error_translation import from_validation_error
+from ._error_translation import from_json_validation_error
 from ._numbers import rewrite_numbers
-from ._scan import SERDE_MAX_DEPTH, scan, too_deep
+from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
 from .errors import WireError, json_syntax_error
 
@@ -71,20 +72,25 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     """
     name = type_name(tp)
     raw = _as_text(data, name)
-    found = scan(raw)
-    if found is not None and too_deep(raw):
+    if too_deep(raw):  # first: the scan below then cannot run out of recursion
         raise WireError(
             name, "", f"invalid JSON: nested deeper than serde_json's {SERDE_MAX_DEPTH} levels"
         )
+    found = scan(raw)
+    written = raw
     if found is not None and found.numbers_differ:
         raw = rewrite_numbers(raw, name)
     try:
         value = adapter(tp).validate_json(raw, strict=True, by_alias=True, by_name=False)
     except ValidationError as error:
-        value = _from_sequence_form(tp, raw)
+        details = error.errors(include_url=False)
+        value = None if found is None else _from_sequence_form(tp, raw, details)
         if value is None:
-            raise from_validation_error(name, error, raw) from None
-    if found is not None and found.repeated_keys:
+            raise from_json_validation_error(name, details, raw, written) from None
+    if found is None:  # Python's parser rejects what pydantic's accepted: never judge it unchecked
+        message, line, column = syntax_error(raw)
+        raise json_syntax_error(name, message, line, column)
+    if found.repeated_keys:
         duplicate = find_rejected_duplicate(raw, value)
         if duplicate is not None:
             raise WireError(name, duplicate.pointer, f"duplicate field `{duplicate.key}`")
@@ -101,32 +107,48 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     return value
 
 
-def _from_sequence_form(tp: Any, raw: bytes) -> Any | None:
-    """The value when ``raw`` is valid once serde's sequence forms are objects; else None."""
-    if b"[" not in raw:
+def _from_sequence_form(tp: Any, raw: bytes, details: list[ErrorDetails]) -> Any | None:
+    """The value when ``raw`` is valid once serde's sequence forms are objects; else None.
+
+    Tried only where an array stands in the way (some error's input is a list): any other
+    invalid document is judged without walking it in Python.
+    """
+    if not any(type(detail["input"]) is list for detail in details):
         return None
     try:
         document = json.loads(raw)
         converted = objects_from_sequences(tp, document)
-    except (ValueError, RecursionError):  # not JSON, or an array that fits no struct
-        return None
-    if converted == document:
-        return None
-    text = json.dumps(converted, ensure_ascii=False, allow_nan=False)
-    try:
+        if converted == document:
+            return None
+        text = json.dumps(converted, ensure_ascii=False, allow_nan=False)
         return adapter(tp).validate_json(text, strict=True, by_alias=True, by_name=False)
-    except ValidationError:
+    except (ValueError, RecursionError):  # an array that fits no struct, or still invalid
         return None
+
+
+def _serialization_problem(error: PydanticSerializationError) -> str:
+    """pydantic's complaint, shortened to the value it could not write."""
+    lines = [line.strip() for line in str(error).splitlines()]
+    detail = next((line for line in lines if "field_name=" in line), lines[-1])
+    return f"cannot be written as phi-core writes it: {detail[:300]}"
 
 
 def dumps(obj: Any, pretty: bool = False) -> str:
     """The text phi-core writes for ``obj``: compact like ``serde_json::to_string``, or with
     ``pretty=True`` like ``to_writer_pretty`` (what ``save_session`` writes; no trailing newline).
+
+    Raises ``WireError`` instead of writing a value of the wrong type (one put in a model's list
+    in place, or through ``model_construct``, which validates nothing).
     """
     indent = 2 if pretty else None
-    if isinstance(obj, BaseModel):
-        return obj.model_dump_json(indent=indent)
-    dumped: bytes = adapter(cast(Any, type(obj))).dump_json(obj, indent=indent)
+    try:
+        if isinstance(obj, BaseModel):
+            return obj.model_dump_json(indent=indent, warnings="error")
+        dumped: bytes = adapter(cast(Any, type(obj))).dump_json(
+            obj, indent=indent, warnings="error"
+        )
+    except PydanticSerializationError as error:
+        raise WireError(type_name(type(obj)), "", _serialization_problem(error)) from None
     return dumped.decode("utf-8")
 
 

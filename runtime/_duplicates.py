@@ -3,7 +3,8 @@
 Serde fact: a derived struct (or struct variant) rejects a repeated *known* field with
 ``duplicate field `x```; unknown keys may repeat; inside ``serde_json::Value`` (and so inside an
 ``LlmMessage``, which phi-core parses through ``Value``) the last occurrence wins. pydantic's JSON
-parser always lets the last one win, so ``loads`` looks for the rejected case after validation.
+parser always lets the last one win, so ``loads`` looks for the rejected case after validation,
+also inside serde's sequence forms (``_sequence``), whose elements are the fields in order.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ._sequence import positional_fields
 from ._wire import LlmMessageBase
 from .pointer import join
 
@@ -48,6 +50,14 @@ def _walk(raw: Any, value: Any, pointer: str) -> Duplicate | None:
                 found = _walk(last[key], getattr(value, name), pointer + join(key))
                 if found is not None:
                     return found
+        return None
+    if isinstance(value, BaseModel) and isinstance(raw, list) and not isinstance(raw, _Pairs):
+        # a sequence form: element i is the i-th field (a tag, if any, is every variant's first)
+        positions = positional_fields(type(value))
+        for index, ((name, _), raw_item) in enumerate(zip(positions, raw, strict=False)):
+            found = _walk(raw_item, getattr(value, name), f"{pointer}/{index}")
+            if found is not None:
+                return found
         return None
     if isinstance(value, list) and isinstance(raw, list) and not isinstance(raw, _Pairs):
         for index, (raw_item, item) in enumerate(zip(raw, value, strict=False)):

@@ -1,9 +1,16 @@
 """pydantic's ``ValidationError`` as a ``WireError``: each problem once, judged as the variant
-the document most resembles.
+the document most resembles, each found value named as the document wrote it.
 
 Serde reports one error per document (and for an untagged enum only "data did not match any
 variant"); pydantic reports every failing branch of every union. This module keeps the errors of
 the branch that got furthest, so each problem is reported once.
+
+A number that ``loads`` rewrote to serde's value before pydantic saw it (``_numbers``: an integer
+past u64 is an f64 to serde) is named by its text in the document, with serde's reading: the
+integer ``18446744073709551616``, not the float pydantic was shown.
+
+The same translation serves models built in Python (``WireModel``): there the "document" is the
+Python input and the pointer follows its keys.
 """
 
 from __future__ import annotations
@@ -17,10 +24,11 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from ._numbers import describe_lexeme
 from .errors import Problem, WireError, describe_value, json_syntax_error
 from .pointer import escape
 
-__all__ = ["from_validation_error"]
+__all__ = ["from_json_validation_error", "from_python_validation_error"]
 
 _LINE_COLUMN = re.compile(r"(.*) at line (\d+) column (\d+)")
 
@@ -55,12 +63,21 @@ class _Located:
     pointer: str
     variant: tuple[str, ...]
     is_path: tuple[bool, ...]
+    path: tuple[str | int, ...] = ()
+    """The keys and indices of ``pointer``, unescaped."""
+
+
+def _has(node: Any, segment: Any) -> bool:
+    """Whether a location segment is a key of the object or an index of the array ``node``."""
+    if isinstance(node, dict):
+        return isinstance(segment, str) and segment in node
+    return isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
 
 
 def _locate(document: Any, error: ErrorDetails) -> _Located:
     """Split a pydantic location into the JSON path and the union branches taken on the way."""
     node = document
-    pointer: list[str] = []
+    path: list[str | int] = []
     variant: list[str] = []
     is_path: list[bool] = []
     location = error["loc"]
@@ -68,18 +85,15 @@ def _locate(document: Any, error: ErrorDetails) -> _Located:
         last_missing = error["type"] == "missing" and position == len(location) - 1
         if last_missing and isinstance(node, dict):
             is_path.append(True)  # the key is absent: point at the object that lacks it
-        elif isinstance(node, dict) and isinstance(segment, str) and segment in node:
-            pointer.append(escape(segment))
-            node = node[segment]
-            is_path.append(True)
-        elif isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node):
-            pointer.append(str(segment))
+        elif _has(node, segment):
+            path.append(segment)
             node = node[segment]
             is_path.append(True)
         else:
             variant.append(str(segment))
             is_path.append(False)
-    return _Located(error, "".join("/" + part for part in pointer), tuple(variant), tuple(is_path))
+    pointer = "".join("/" + (escape(part) if isinstance(part, str) else str(part)) for part in path)
+    return _Located(error, pointer, tuple(variant), tuple(is_path), tuple(path))
 
 
 def _depth(item: _Located, start: int) -> int:
@@ -214,7 +228,7 @@ def _variant_key_problem(
     )
     depth = sum(first.is_path[:start])
     pointer = "".join("/" + part for part in first.pointer.split("/")[1 : depth + 1])
-    return _Located(error, pointer, first.variant[:-1], first.is_path[:start])
+    return _Located(error, pointer, first.variant[:-1], first.is_path[:start], first.path[:depth])
 
 
 # pydantic's names for schema wrappers, which say nothing about the wire variant.
@@ -235,8 +249,49 @@ _NO_FOUND = {
 }
 
 
-def from_validation_error(type_name: str, error: ValidationError, raw: bytes) -> WireError:
-    details = error.errors(include_url=False)
+class _Lexeme(str):
+    """A number as the document wrote it."""
+
+
+def _lexeme_document(written: bytes) -> Any:
+    """``written`` parsed with every number kept as its text (any length: nothing converts it)."""
+    try:
+        return json.loads(written, parse_int=_Lexeme, parse_float=_Lexeme, parse_constant=_Lexeme)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _node_at(document: Any, path: tuple[str | int, ...]) -> Any:
+    node = document
+    for step in path:
+        if not _has(node, step):
+            return None
+        node = node[step]
+    return node
+
+
+def _problems(located: list[_Located], found: Any) -> list[Problem]:
+    return [
+        Problem(
+            item.pointer,
+            _expected(item.error)
+            if item.error["type"] in _NO_FOUND
+            else f"{_expected(item.error)}, found {found(item)}",
+            _variant_label(item.variant),
+        )
+        for item in located
+    ]
+
+
+def _wire_error(type_name: str, problems: list[Problem]) -> WireError:
+    return WireError(type_name, problems[0].pointer, problems[0].message, problems=problems)
+
+
+def from_json_validation_error(
+    type_name: str, details: list[ErrorDetails], raw: bytes, written: bytes
+) -> WireError:
+    """The ``WireError`` for pydantic's errors on ``raw``, the JSON that pydantic validated;
+    ``written`` is the document as given (``raw`` before the serde number rewrite)."""
     if details and details[0]["type"] == "json_invalid":
         message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
         match = _LINE_COLUMN.fullmatch(message)
@@ -245,17 +300,34 @@ def from_validation_error(type_name: str, error: ValidationError, raw: bytes) ->
         return WireError(type_name, "", f"invalid JSON: {message}")
     try:
         document = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         document = None
     located = _select([_locate(document, item) for item in details], 0)
-    problems = [
-        Problem(
-            item.pointer,
-            f"{_expected(item.error)}, found {describe_value(item.error['input'])}"
-            if item.error["type"] not in _NO_FOUND
-            else _expected(item.error),
-            _variant_label(item.variant),
-        )
-        for item in located
-    ]
-    return WireError(type_name, problems[0].pointer, problems[0].message, problems=problems)
+    as_written: Any = None
+    if written is not raw and any(_is_number(item.error["input"]) for item in located):
+        as_written = _lexeme_document(written)
+
+    def found(item: _Located) -> str:
+        if as_written is not None and _is_number(item.error["input"]):
+            lexeme = _node_at(as_written, item.path)
+            if isinstance(lexeme, _Lexeme):
+                described = describe_lexeme(lexeme)
+                if described is not None:
+                    return described
+        return describe_value(item.error["input"])
+
+    return _wire_error(type_name, _problems(located, found))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def from_python_validation_error(type_name: str, error: ValidationError, data: Any) -> WireError:
+    """The ``WireError`` for pydantic's errors on Python input ``data`` (a model's fields, a
+    mapping given to ``model_validate``); pointers follow the keys as given."""
+    details = error.errors(include_url=False)
+    located = _select([_locate(data, item) for item in details], 0)
+    return _wire_error(
+        type_name, _problems(located, lambda item: describe_value(item.error["input"]))
+    )

@@ -7,7 +7,7 @@ src/provider/traits.rs, src/agent_loop/helpers.rs):
   of an extension is its own free-form ``role``.
 * ``is_context_overflow`` is true only for an assistant message with ``stopReason: error`` whose
   ``error_message`` contains one of ``OVERFLOW_PHRASES`` (phi-core lower-cases the text first).
-* ``Usage::combine`` adds all six counters; ``cache_hit_rate`` is
+* ``Usage::combine`` adds all six counters (past u64::MAX: ``WireError``); ``cache_hit_rate`` is
   ``cache_read / (input + cache_read + cache_write)``, 0.0 when that is 0; ``estimated_cost``
   charges per million tokens and never charges ``reasoning`` (a part of ``output``) twice.
 * ``AgentMessage::timestamp`` is the message's timestamp, 0 for an extension; ``as_llm`` is the
@@ -168,7 +168,9 @@ class LlmMessageHelpers(LlmMessageBase):
 
     def with_turn_id(self, turn_id: Any) -> Self:
         """``AgentMessage::with_turn_id``: a copy stamped with ``turn_id`` (None clears it)."""
-        return self.model_copy(update={"turn_id": turn_id})
+        copy = self.model_copy()
+        copy.turn_id = turn_id  # validated, as every assignment is
+        return copy
 
     @classmethod
     def new(cls, message: MessageHelpers, turn_id: Any = None) -> LlmMessageHelpers:
@@ -244,7 +246,11 @@ class UsageHelpers(WireModel):
         total_tokens: int
 
     def combine(self, other: Self) -> Self:
-        """``Usage::combine``: the six counters added; also ``usage + other`` and ``sum()``."""
+        """``Usage::combine``: the six counters added; also ``usage + other`` and ``sum()``.
+
+        phi-core adds with ``+``, which panics past u64::MAX in a debug build and wraps around in
+        a release build; here a sum past u64::MAX raises ``WireError`` naming the counter.
+        """
         names = type(self).model_fields
         return type(self).model_validate(
             {name: getattr(self, name) + getattr(other, name) for name in names}

@@ -14,22 +14,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, ValidationInfo
-
-from ._marks import TRANSPARENT, fast_path_role
-from ._wire import to_value_number
+from ._wire import JSON_VALUE_CHECK
 
 __all__ = ["OrderedJsonValue"]
 
-
-@fast_path_role(TRANSPARENT)  # JSON input comes back unchanged
-def _validate_ordered_value(value: Any, info: ValidationInfo) -> Any:
-    # JSON input has been through loads' serde number pass; only Python-built values can still
-    # hold integers that a Value cannot.
-    if info.mode == "json":
-        return value
-    return to_value_number(value)
-
-
-OrderedJsonValue = Annotated[Any, AfterValidator(_validate_ordered_value)]
+OrderedJsonValue = Annotated[Any, JSON_VALUE_CHECK]
 """serde_json::Value with preserve_order: any JSON; keys written in insertion order."""

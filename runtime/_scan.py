@@ -6,7 +6,11 @@ serde facts need the raw document instead: repeated fields (an error in derived 
 decimals, out-of-range exponents, see ``_numbers``; ``NaN``/``Infinity`` are not JSON at all).
 ``json.loads`` with hooks finds both at C speed, so ``loads`` pays for one scan, not two.
 serde_json also refuses to nest deeper than 127 levels (pydantic's parser goes deeper):
-``too_deep`` checks that.
+``too_deep`` checks that, before the scan, so that the scan's own recursion never runs out.
+
+The scan never gives up silently: its hooks accept any number lexeme (``_numbers`` reads every
+length in linear time), and ``scan`` returns None only for text that Python's parser rejects as
+JSON, which ``loads`` then rejects too (pydantic's message when it has one, else Python's).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 
 from ._numbers import needs_rewrite
 
-__all__ = ["SERDE_MAX_DEPTH", "Scan", "scan", "too_deep"]
+__all__ = ["SERDE_MAX_DEPTH", "Scan", "scan", "syntax_error", "too_deep"]
 
 SERDE_MAX_DEPTH = 127
 """Deepest nesting of arrays/objects serde_json reads: its remaining_depth starts at 128 and the
@@ -84,10 +88,31 @@ _DECODER = json.JSONDecoder(
 
 
 def scan(raw: bytes) -> Scan | None:
-    """What the document holds; None when it is not JSON (pydantic then reports where)."""
+    """What the document holds; None when Python's parser rejects it as JSON (``loads`` then
+    rejects it too, see ``syntax_error``).
+
+    Call it only on a document that is not ``too_deep``: then a ``RecursionError`` can only mean
+    that the caller's own stack is nearly exhausted, and it propagates.
+    """
     found = _current.found = Scan()
     try:
         _DECODER.decode(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None  # pydantic's parser reports it (its nesting limit is far below Python's)
+    except ValueError:  # not UTF-8, or not JSON; the number hooks never raise
+        return None
     return found
+
+
+def syntax_error(raw: bytes) -> tuple[str, int, int]:
+    """Python's reason for rejecting ``raw`` as JSON (message, line, column), for a document that
+    ``scan`` returned None for (if Python's parser takes it after all, a reason saying so)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        return f"invalid UTF-8 ({error.reason})", line, column
+    try:
+        json.loads(text, parse_int=str, parse_float=str, parse_constant=str)
+    except json.JSONDecodeError as error:
+        return error.msg, error.lineno, error.colno
+    return "the document could not be scanned for serde's checks", 1, 1

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-__all__ = ["SequenceMismatch", "objects_from_sequences"]
+__all__ = ["SequenceMismatch", "objects_from_sequences", "positional_fields"]
 
 
 class SequenceMismatch(ValueError):
@@ -54,7 +54,7 @@ def _tag_of(model: type[BaseModel], field: str) -> Any:
     return value
 
 
-def _positional_fields(model: type[BaseModel]) -> list[tuple[str, FieldInfo]]:
+def positional_fields(model: type[BaseModel]) -> list[tuple[str, FieldInfo]]:
     """The fields serde reads by position: for an LlmMessage variant, those of its Message."""
     from ._helpers import MessageHelpers
     from ._wire import LlmMessageBase
@@ -72,7 +72,7 @@ def _serde_default(info: FieldInfo) -> bool:
 
 
 def _struct(model: type[BaseModel], items: list[Any], skip: str | None = None) -> dict[str, Any]:
-    fields = [(name, info) for name, info in _positional_fields(model) if name != skip]
+    fields = [(name, info) for name, info in positional_fields(model) if name != skip]
     if len(items) > len(fields):
         raise SequenceMismatch(f"{model.__name__} has {len(fields)} fields, the array {len(items)}")
     result: dict[str, Any] = {}

@@ -223,15 +223,26 @@ class Timestamp(str):
         return epoch + dt.timedelta(seconds=seconds, microseconds=nanos // 1000)
 
     @classmethod
+    def _from_python(cls, value: Any) -> Timestamp:
+        """A model field given in Python: a Timestamp, RFC 3339 text or an aware datetime."""
+        if isinstance(value, Timestamp):
+            return value
+        if isinstance(value, str):
+            return cls(value)
+        if isinstance(value, dt.datetime):
+            try:
+                return cls.from_datetime(value)
+            except ValueError as error:
+                raise PydanticCustomError("timestamp_naive", str(error)) from None
+        raise PydanticCustomError(
+            "timestamp_type", "expected an RFC 3339 string, a Timestamp or an aware datetime"
+        )
+
+    @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> Any:
         from_text = core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
-        from_datetime = core_schema.no_info_after_validator_function(
-            cls.from_datetime, core_schema.datetime_schema()
-        )
         return core_schema.json_or_python_schema(
             json_schema=from_text,
-            python_schema=core_schema.union_schema(
-                [core_schema.is_instance_schema(cls), from_text, from_datetime]
-            ),
+            python_schema=core_schema.no_info_plain_validator_function(cls._from_python),
             serialization=core_schema.to_string_ser_schema(),
         )

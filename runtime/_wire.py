@@ -18,6 +18,11 @@ Each piece exists for one serde fact that JSON Schema (and so datamodel-code-gen
 * ``Timestamp``: chrono's ``DateTime<Utc>`` keeps nanoseconds and prints 0/3/6/9 fraction digits.
 * ``F32``: two fields are Rust ``f32``.
 
+Models built in Python are held to the same rules as ``loads`` (``WireModel``): construction,
+``model_validate`` and assignment are validated strictly and raise ``WireError``;
+``model_validate_json`` is ``loads``. ``model_copy(update=...)`` stays pydantic's (unvalidated):
+``MessageAccumulator`` copies a message per streamed delta.
+
 This module must never import the generated code: the generated code imports it.
 """
 
@@ -28,12 +33,13 @@ import struct
 from collections.abc import Callable
 from enum import StrEnum
 from functools import partial
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Self, cast
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    GetCoreSchemaHandler,
     PlainSerializer,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -42,13 +48,16 @@ from pydantic import (
     WrapValidator,
     model_serializer,
 )
+from pydantic.config import ExtraValues
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
+from pydantic_core import CoreSchema, PydanticUndefined
 
 from ._clock import DEFAULT_FACTORIES
+from ._error_translation import from_python_validation_error
 from ._marks import TRANSPARENT, fast_path_role
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
+from .pointer import escape
 
 __all__ = [
     "F32",
@@ -76,9 +85,11 @@ def sort_json(value: Any) -> Any:
     return value
 
 
-def to_value_number(value: Any) -> Any:
-    """Integers outside [i64::MIN, u64::MAX] are f64 in a ``serde_json::Value``."""
-    if isinstance(value, bool):
+def to_value(value: Any, pointer: str = "") -> Any:
+    """A Python value as a ``serde_json::Value`` holds it: integers outside [i64::MIN, u64::MAX]
+    become f64; NaN, infinity, non-string keys and non-JSON types are errors (a Value cannot hold
+    them: serde_json would write ``null`` for a NaN, and nothing for a set)."""
+    if value is None or isinstance(value, str | bool):
         return value
     if isinstance(value, int):
         if I64_MIN <= value <= U64_MAX:
@@ -86,32 +97,60 @@ def to_value_number(value: Any) -> Any:
         try:
             return float(value)
         except OverflowError:
-            raise ValueError("number out of range for an f64") from None
+            raise ValueError(f"number out of range for an f64 at {pointer or '/'}") from None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(
+                f"a JSON value holds no NaN or infinity: {value!r} at {pointer or '/'}"
+            )
+        return value
     if isinstance(value, dict):
-        return {key: to_value_number(item) for key, item in value.items()}
+        for key in value:
+            if not isinstance(key, str):
+                raise ValueError(f"JSON object keys are strings: {key!r} at {pointer or '/'}")
+        return {key: to_value(item, f"{pointer}/{escape(key)}") for key, item in value.items()}
     if isinstance(value, list):
-        return [to_value_number(item) for item in value]
-    return value
+        return [to_value(item, f"{pointer}/{index}") for index, item in enumerate(value)]
+    raise ValueError(
+        "expected a JSON value (None, bool, int, float, str, list, or dict with str keys): "
+        f"{type(value).__name__} at {pointer or '/'}"
+    )
 
 
 @fast_path_role(TRANSPARENT)  # JSON input comes back unchanged
 def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
     # JSON input has already been through the serde number pass of ``loads``; only values built
-    # in Python can still hold integers that a Value cannot.
+    # in Python can still hold what a Value cannot.
     if info.mode == "json":
         return value
-    return to_value_number(value)
+    return to_value(value)
 
 
-JsonValue = Annotated[
-    Any,
-    AfterValidator(_validate_json_value),
-    PlainSerializer(sort_json),
-]
+JSON_VALUE_CHECK = AfterValidator(_validate_json_value)
+"""What a ``serde_json::Value`` field checks, whichever way it writes its keys."""
+
+JsonValue = Annotated[Any, JSON_VALUE_CHECK, PlainSerializer(sort_json)]
 """serde_json::Value: any JSON; keys written sorted at every depth."""
 
 
 # --- f32 ----------------------------------------------------------------------------------------
+
+
+_F32_MAX = float.fromhex("0x1.fffffep+127")
+_F32_TO_INFINITY = 2.0**128 - 2.0**103
+"""Halfway between f32::MAX and 2^128: from here on an f64 rounds to infinity (ties to even)."""
+
+
+def _round_f32(value: float) -> float:
+    """Rust's ``value as f32``: the nearest f32, ties to even; past f32::MAX by half an ULP or
+    more, infinity (``struct`` would raise there)."""
+    magnitude = abs(value)
+    if magnitude >= _F32_TO_INFINITY:
+        return math.copysign(math.inf, value)
+    if magnitude > _F32_MAX:
+        return math.copysign(_F32_MAX, value)
+    single: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    return single
 
 
 @fast_path_role(TRANSPARENT)  # rounds, never raises
@@ -123,32 +162,14 @@ def _to_f32(value: float) -> float:
     """
     if math.isnan(value) or math.isinf(value):
         return value
-    nearest = _nearest_f32(value)
+    nearest = _round_f32(value)
     if math.isinf(nearest):
         return nearest
     for digits in range(1, 10):
         text = f"{nearest:.{digits}g}"
-        if _nearest_f32(float(text)) == nearest:
+        if _round_f32(float(text)) == nearest:
             return float(text)
     return nearest
-
-
-_F32_MAX = 3.4028234663852886e38
-_F32_OVERFLOW = 2.0**128 - 2.0**103
-"""Halfway between f32::MAX and 2^128: from here on (ties to even) a value rounds to infinity."""
-
-
-def _nearest_f32(value: float) -> float:
-    """The f32 nearest to ``value`` (round half to even), as a float; infinity past the range.
-
-    ``struct.pack`` refuses anything above f32::MAX, even 3.4028235e38, which rounds down to it.
-    """
-    try:
-        (single,) = struct.unpack("<f", struct.pack("<f", value))
-    except OverflowError:
-        limit = _F32_MAX if abs(value) < _F32_OVERFLOW else math.inf
-        return math.copysign(limit, value)
-    return float(single)
 
 
 F32 = Annotated[float, AfterValidator(_to_f32)]
@@ -164,8 +185,15 @@ class WireEnum(StrEnum):
     On input serde also reads the map form ``{"Variant": null}`` and any ``#[serde(alias)]``,
     which a generated enum lists as ``__serde_aliases__`` (from the schema's ``x-serde-aliases``);
     with ``#[serde(other)]`` (``__serde_other__``, from ``x-serde-other``) every unknown name reads
-    as that variant.
+    as that variant. A model built in Python takes the member or any of those wire forms (its
+    strict mode would take only the member).
     """
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        lax = dict(handler(source))
+        lax["strict"] = False  # JSON is read by loads with strict=True, which overrides this
+        return cast(CoreSchema, lax)
 
     @classmethod
     def _missing_(cls, value: object) -> WireEnum | None:
@@ -212,12 +240,18 @@ class _SerdeFieldValidator(WrapValidator):
 
 
 def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
-    """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped."""
+    """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped.
+
+    Only when reading JSON: a value given in Python is validated like any other (Rust's types
+    would not let a malformed one be built), so it is an error, never silently dropped.
+    """
 
     @fast_path_role(TRANSPARENT)  # a default instead of an error: the inner schema is stricter
-    def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if value is None:
             return default()
+        if info.mode != "json":
+            return handler(value)
         try:
             return handler(value)
         except ValidationError:
@@ -260,12 +294,23 @@ def _apply_serde_markers(field: FieldInfo) -> None:
         field.metadata.append(_null_as_default(field.get_default(call_default_factory=True)))
 
 
+_STRICT_PYTHON_INPUT = ConfigDict(strict=True)
+"""No coercion of Python input. Given to ``model_config`` with ``**`` so that the pydantic mypy
+plugin keeps typing the constructors' arguments loosely, as before: at run time an enum field also
+takes its wire string and a timestamp a ``datetime``, which exact field types would refuse."""
+
+
 class WireModel(BaseModel):
     """Base of every generated model.
 
     Unknown keys are ignored (no ``deny_unknown_fields`` in phi-core); attributes are snake_case and
     written under their wire names. The schema is built on first use, after the x- markers of every
     field have been applied.
+
+    Built in Python, a model is as strict as ``loads``: no coercion (``"5"``, ``5.0`` or ``True``
+    for an integer, a tuple for a list), assignment validated, every error a ``WireError`` whose
+    pointer follows the keys given. ``model_validate_json`` is ``loads``. ``model_construct``
+    and ``model_copy`` stay pydantic's, unvalidated.
     """
 
     model_config = ConfigDict(
@@ -274,6 +319,8 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         extra="ignore",
         defer_build=True,
+        validate_assignment=True,
+        **_STRICT_PYTHON_INPUT,
     )
 
     @classmethod
@@ -281,6 +328,97 @@ class WireModel(BaseModel):
         super().__pydantic_init_subclass__(**kwargs)
         for field in cls.model_fields.values():
             _apply_serde_markers(field)
+
+    def __init__(self, /, **data: Any) -> None:
+        """Validate ``data`` as ``BaseModel.__init__`` does; raise ``WireError``."""
+        try:
+            self.__pydantic_validator__.validate_python(data, self_instance=self)
+        except ValidationError as error:
+            raise from_python_validation_error(type(self).__name__, error, data) from None
+
+    # pydantic's mark of its own __init__: without it pydantic-core would call this one on every
+    # parse (slower loads, and a schema the validate fast path refuses). Should pydantic stop
+    # honouring it, models stay correct but slower; tests/test_models.py fails loudly.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """pydantic's ``model_validate`` in strict mode (``strict=False`` asks for its lax mode);
+        raises ``WireError``."""
+        try:
+            return super().model_validate(
+                obj,
+                strict=strict,
+                extra=extra,
+                from_attributes=from_attributes,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+        except ValidationError as error:
+            raise from_python_validation_error(cls.__name__, error, obj) from None
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """``loads(cls, json_data)``: the JSON exactly as phi-core reads it. pydantic's options
+        would change that, so none is taken."""
+        if any(option is not None for option in (strict, extra, context, by_alias, by_name)):
+            raise TypeError(
+                f"{cls.__name__}.model_validate_json is phi_wire.loads: it reads JSON as "
+                "phi-core does and takes no pydantic options"
+            )
+        from ._codec import loads  # _codec imports this module
+
+        return loads(cls, json_data)
+
+    @classmethod
+    def model_validate_strings(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: ExtraValues | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """pydantic's string mode (``"5"`` reads as 5: not phi-core's rules); raises
+        ``WireError``."""
+        try:
+            return super().model_validate_strings(
+                obj, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
+            )
+        except ValidationError as error:
+            raise from_python_validation_error(cls.__name__, error, obj) from None
+
+    if not TYPE_CHECKING:  # keeps the type checker's view of attribute assignment
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            try:
+                super().__setattr__(name, value)
+            except ValidationError as error:
+                raise from_python_validation_error(
+                    type(self).__name__, error, {name: value}
+                ) from None
 
 
 class LlmMessageBase(WireModel):

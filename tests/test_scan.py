@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from typing import Any
 
-from phi_wire import Content, LlmMessage, WireError, dumps, loads
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import TypeAdapter
+
+import phi_wire._codec
+from phi_wire import Content, LlmMessage, ToolCallContent, Usage, WireError, dumps, loads
 from phi_wire._scan import SERDE_MAX_DEPTH, scan, too_deep
+
+HUGE_EXPONENT = "1e" + "0" * 4300 + "1"
+"""serde reads it as 10.0 (the exponent's value counts); Python's int() refuses its digits."""
 
 
 def tool_call(arguments: str) -> str:
@@ -42,3 +52,102 @@ def test_not_json_is_left_to_the_parser_error() -> None:
     assert scan(b'{"a":') is None
     with pytest.raises(WireError, match="invalid JSON"):
         loads(Content, '{"type":')
+
+
+def test_a_huge_exponent_is_read_as_serde_reads_it() -> None:
+    raw = tool_call(f"[{HUGE_EXPONENT},-0]").encode()
+    found = scan(raw)
+    assert found is not None and found.numbers_differ  # -0 needs a rewrite; 1e0...01 does not
+    assert dumps(loads(Content, raw)) == tool_call("[10.0,-0.0]")
+    assert dumps(loads(Usage, '{"input":1,"output":2,"pad":' + HUGE_EXPONENT + "}")) == (
+        '{"input":1,"output":2,"reasoning":0,"cache_read":0,"cache_write":0,"total_tokens":0}'
+    )
+
+
+DEEP = "[" * SERDE_MAX_DEPTH + "]" * SERDE_MAX_DEPTH
+
+
+@pytest.mark.parametrize(
+    ("tp", "text", "message"),
+    [
+        # issue 10's example: the duplicate field must still be found
+        (Usage, '{"input":7,"input":1,"output":2,"pad":HUGE}', "/: duplicate field `input`"),
+        (ToolCallContent, tool_call("[NaN,HUGE]"), "expected value at line 1 column 53"),
+        (ToolCallContent, tool_call("[HUGE,Infinity]"), "expected value"),
+        (ToolCallContent, tool_call("[1e400,HUGE]"), "number out of range"),
+        (Usage, '{"input":-0,"output":2,"pad":HUGE}', "/input: .* found integer -0"),
+        (
+            Usage,
+            '{"input":18446744073709551616,"output":2,"pad":HUGE}',
+            "/input: .* found integer 18446744073709551616",
+        ),
+        (ToolCallContent, tool_call(f"[HUGE,{DEEP}]"), "nested deeper than serde_json's 127"),
+    ],
+)
+def test_every_serde_check_still_runs_beside_a_huge_exponent(
+    tp: Any, text: str, message: str
+) -> None:
+    """A number Python's int() refuses made the scan give up and skip every check (issue 10)."""
+    with pytest.raises(WireError, match=message):
+        loads(tp, text.replace("HUGE", HUGE_EXPONENT))
+
+
+def test_what_loads_accepts_it_reads_back_from_dumps() -> None:
+    value = loads(ToolCallContent, tool_call(f'{{"a":{HUGE_EXPONENT},"b":1e-{"0" * 5000}1}}'))
+    assert loads(ToolCallContent, dumps(value)) == value
+    assert dumps(value) == tool_call('{"a":10.0,"b":0.1}')
+
+
+def test_depth_is_checked_before_the_scan() -> None:
+    """Depth used to be checked only when the scan succeeded; it is now checked first."""
+    with pytest.raises(WireError, match="nested deeper"):  # pydantic alone allows 200 levels
+        loads(ToolCallContent, tool_call("[" * 150 + HUGE_EXPONENT + "]" * 150))
+
+
+def test_a_document_the_scan_cannot_read_is_never_judged_unchecked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Should the scan fail where pydantic succeeds, loads rejects rather than skip serde's
+    checks (no such document is known: this pins the safety net)."""
+    monkeypatch.setattr(phi_wire._codec, "scan", lambda raw: None)
+    with pytest.raises(WireError, match="invalid JSON: the document could not be scanned"):
+        loads(Usage, '{"input":1,"input":2,"output":3}')
+
+
+LEXEMES = st.one_of(
+    st.integers(-(2**80), 2**80).map(str),
+    st.floats(allow_nan=False).map(
+        lambda x: json.dumps(x) if x == x and abs(x) != float("inf") else "0"
+    ),
+    st.sampled_from(["-0", "1e400", "-1e-400", HUGE_EXPONENT, "1" * 4400, "0." + "0" * 4400 + "1"]),
+    st.from_regex(
+        r"-?[1-9][0-9]{0,30}(\.[0-9]{1,30})?([eE][+-]?0{0,4400}[0-9]{1,12})?", fullmatch=True
+    ),
+)
+JSON_TEXT = st.recursive(
+    st.one_of(
+        st.none().map(lambda _: "null"),
+        st.booleans().map(json.dumps),
+        LEXEMES,
+        st.text(max_size=5).map(json.dumps),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4).map(lambda items: "[" + ",".join(items) + "]"),
+        st.lists(st.tuples(st.sampled_from(["a", "b", "input"]), inner), max_size=4).map(
+            lambda pairs: "{" + ",".join(f'"{key}":{item}' for key, item in pairs) + "}"
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_TEXT)
+def test_the_scan_reads_every_document_pydantics_parser_reads(text: str) -> None:
+    """scan returns None only for text that is not JSON: never for one pydantic reads."""
+    raw = text.encode()
+    try:
+        TypeAdapter(Any).validate_json(raw)
+    except ValueError:
+        return
+    assert scan(raw) is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import phi_wire.v0_8 as wire
-from phi_wire import WireError
+from phi_wire import WireError, _codec
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,71 @@ def test_sequence_forms_read_as_objects(tp: object, text: str, written: str) -> 
 def test_sequence_forms_phi_core_rejects(tp: object, text: str) -> None:
     with pytest.raises(WireError):
         wire.loads(tp, text)
+
+
+HUGE_EXPONENT = "1e" + "0" * 4300 + "1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["toolCall","c","n",[NaN,HUGE]]',  # issue 10: a bare ValueError from json.dumps
+        '["toolCall","c","n",[Infinity]]',
+        '["toolCall","c","n",{"x":-Infinity}]',
+        '["toolCall","c","n",[1e400]]',
+    ],
+)
+def test_sequence_forms_with_numbers_json_cannot_hold_are_wire_errors(text: str) -> None:
+    with pytest.raises(WireError, match="invalid JSON"):
+        wire.loads(wire.Content, text.replace("HUGE", HUGE_EXPONENT))
+
+
+def test_sequence_forms_keep_serdes_number_reading() -> None:
+    text = '["toolCall","c","n",[-0,HUGE,123456789012345680000.0]]'.replace("HUGE", HUGE_EXPONENT)
+    assert wire.dumps(wire.loads(wire.Content, text)) == (
+        '{"type":"toolCall","id":"c","name":"n","arguments":[-0.0,10.0,1.2345678901234567e+20]}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "pointer", "key"),
+    [
+        ('["assistant",[],"stop","m","p",{"input":1,"input":2,"output":3},5,null]', "/5", "input"),
+        ('["user",[{"type":"text","text":"a","text":"b"}],5]', "/1/0", "text"),
+        ('["user",[["text","a"],{"type":"text","text":"a","text":"b"}],5]', "/1/1", "text"),
+    ],
+)
+def test_duplicate_fields_inside_sequence_forms_are_rejected(
+    text: str, pointer: str, key: str
+) -> None:
+    """serde buffers the sequence form's elements and then reads each struct: a repeated field
+    is still an error there (it was accepted, last one winning)."""
+    with pytest.raises(WireError) as caught:
+        wire.loads(wire.Message, text)
+    assert caught.value.pointer == pointer
+    assert str(caught.value).endswith(f"duplicate field `{key}`")
+
+
+def test_the_sequence_form_is_tried_only_where_an_array_is_in_the_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An invalid document costs one validation, not a Python walk of its arrays (issue 10)."""
+    calls: list[object] = []
+    convert = _codec.objects_from_sequences
+
+    def counting(tp: object, value: object) -> object:
+        calls.append(tp)
+        return convert(tp, value)
+
+    monkeypatch.setattr(_codec, "objects_from_sequences", counting)
+    # arrays everywhere, but the error is a string where an integer goes
+    text = (
+        '{"type":"MessageEnd","loop_id":"l","message":{"role":"user",'
+        '"content":[{"type":"text","text":"[x]"}],"timestamp":"5"}}'
+    )
+    with pytest.raises(WireError, match="/message/timestamp"):
+        wire.loads(wire.AgentEvent, text)
+    assert calls == []
+    with pytest.raises(WireError):  # an array where a struct goes: the sequence form is tried
+        wire.loads(wire.AgentEvent, '{"type":"MessageEnd","loop_id":"l","message":["user",5]}')
+    assert calls == [wire.AgentEvent]

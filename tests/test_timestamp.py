@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from pydantic import ValidationError
 
 from phi_wire import Timestamp
 
@@ -80,7 +79,7 @@ def test_nanoseconds_survive_and_convert() -> None:
 
 
 def test_models_take_datetimes_from_python() -> None:
-    from phi_wire import TurnStart, TurnTrigger, dumps
+    from phi_wire import TurnStart, TurnTrigger, WireError, dumps
 
     event = TurnStart(
         loop_id="l",
@@ -89,5 +88,14 @@ def test_models_take_datetimes_from_python() -> None:
         triggered_by=TurnTrigger.USER,
     )
     assert '"timestamp":"2026-05-25T00:00:00Z"' in dumps(event)
-    with pytest.raises(ValidationError):
+    with pytest.raises(WireError, match="/timestamp: expected an RFC 3339 date-time"):
         TurnStart(loop_id="l", turn_index=0, timestamp="yesterday", triggered_by=TurnTrigger.USER)
+    with pytest.raises(WireError, match="/timestamp: a naive datetime has no offset"):
+        TurnStart(
+            loop_id="l",
+            turn_index=0,
+            timestamp=dt.datetime(2026, 5, 25),  # naive on purpose
+            triggered_by=TurnTrigger.USER,
+        )
+    with pytest.raises(WireError, match="/timestamp: expected an RFC 3339 string, a Timestamp"):
+        TurnStart(loop_id="l", turn_index=0, timestamp=1779702067, triggered_by=TurnTrigger.USER)

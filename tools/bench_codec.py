@@ -4,8 +4,11 @@
 
 Reads the largest fixture files of the corpus (the event stream, one document per line, and the
 persisted sessions), then times, side by side in one run and interleaved: ``json.loads`` vs
-``loads(T, ...)``, and ``json.dumps`` vs ``dumps(...)``. Prints medians, MB/s and ratios. Also
-times ``from phi_wire import AgentEvent`` in a fresh interpreter and one ``tools/codegen`` run.
+``loads(T, ...)``, and ``json.dumps`` vs ``dumps(...)``. Prints medians, MB/s and ratios. Then
+the cost of an invalid document: each stream line made invalid by one change (a string field
+given a number; an unknown event type) against the valid lines, interleaved (issue 13's goal: at
+most 5x). Also times ``from phi_wire import AgentEvent`` in a fresh interpreter and one
+``tools/codegen`` run.
 
 Section clark-agent (``--only clark-agent`` runs it alone): clark-agent 0.4's streams, history rows
 and trajectories, one document per line: ``json.loads`` vs ``phi_wire.clark_agent.loads``, its
@@ -59,6 +62,39 @@ def compare(repeat: int, cases: dict[str, Callable[[], object]]) -> dict[str, fl
         for name, function in cases.items():
             samples[name].append(timed(function))
     return {name: statistics.median(values) for name, values in samples.items()}
+
+
+INVALIDATIONS = {
+    "a number for a string (loop_id)": (b'"loop_id":"', b'"loop_id":5,"_":"'),
+    "an unknown event type": (b'{"type":"', b'{"type":"X'),
+}
+"""One change per stream line that makes phi-core reject it (each line has both keys)."""
+
+
+def invalid_cost(repeat: int, wire: Any, lines: list[bytes]) -> dict[str, float]:
+    """Median microseconds per line: the valid lines, then each kind of invalid line."""
+
+    def judge(documents: list[bytes], valid: bool) -> Callable[[], object]:
+        def run() -> None:
+            for line in documents:
+                try:
+                    wire.loads(wire.AgentEvent, line)
+                except wire.WireError:
+                    if valid:
+                        raise
+                else:
+                    if not valid:
+                        raise AssertionError(f"accepted {line[:80]!r}")
+
+        return run
+
+    cases = {"valid": judge(lines, True)}
+    for label, (old, new) in INVALIDATIONS.items():
+        changed = [line.replace(old, new, 1) for line in lines]
+        assert all(a != b for a, b in zip(lines, changed, strict=True)), label
+        cases[label] = judge(changed, False)
+    seconds = compare(repeat, cases)
+    return {name: value / len(lines) * 1e6 for name, value in seconds.items()}
 
 
 def import_time() -> float:
@@ -234,6 +270,14 @@ def main() -> None:
     print(
         f"  dumps / json.dumps throughput: {results['json.dumps'] / results['phi_wire.dumps']:.2f}x"
     )
+    lines = [raw for label, _, raw in documents if label == "event"]
+    costs = invalid_cost(args.repeat, wire, lines)
+    print(
+        f"invalid documents: {len(lines)} stream lines, median of {args.repeat} interleaved rounds:"
+    )
+    for name, micros in costs.items():
+        ratio = "" if name == "valid" else f"  {micros / costs['valid']:5.1f}x a valid line"
+        print(f"  {name:34s} {micros:7.1f} us/line{ratio}")
     print(
         f"from phi_wire import AgentEvent (fresh interpreter, median of 5): "
         f"{import_time() * 1e3:.0f} ms"
