@@ -58,13 +58,34 @@ def _as_text(data: str | bytes | bytearray | memoryview, name: str) -> bytes:
 
 
 @overload
-def loads(tp: type[T], data: str | bytes | bytearray | memoryview) -> T: ...
+def loads(
+    tp: type[T],
+    data: str | bytes | bytearray | memoryview,
+    *,
+    max_problems: int | None = None,
+    fail_fast: bool = False,
+) -> T: ...
 @overload
-def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any: ...
-def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
+def loads(
+    tp: Any,
+    data: str | bytes | bytearray | memoryview,
+    *,
+    max_problems: int | None = None,
+    fail_fast: bool = False,
+) -> Any: ...
+def loads(
+    tp: Any,
+    data: str | bytes | bytearray | memoryview,
+    *,
+    max_problems: int | None = None,
+    fail_fast: bool = False,
+) -> Any:
     """Parse one JSON document as the wire type ``tp``, accepting exactly what phi-core accepts.
 
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
+    To bound the cost of an invalid document: ``max_problems`` lists at most that many problems
+    (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
+    invalid item only (same verdict; the problems after it are not looked for).
     """
     name = type_name(tp)
     raw = _as_text(data, name)
@@ -75,12 +96,18 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
         )
     if found is not None and found.numbers_differ:
         raw = rewrite_numbers(raw, name)
+    if fail_fast:
+        from ._fail_fast import fail_fast_validator
+
+        validator: Any = fail_fast_validator(tp)
+    else:
+        validator = adapter(tp)
     try:
-        value = adapter(tp).validate_json(raw, strict=True, by_alias=True, by_name=False)
+        value = validator.validate_json(raw, strict=True, by_alias=True, by_name=False)
     except ValidationError as error:
         value = _from_sequence_form(tp, raw)
         if value is None:
-            raise from_validation_error(name, error, raw) from None
+            raise from_validation_error(name, error, raw, max_problems=max_problems) from None
     if found is not None and found.repeated_keys:
         duplicate = find_rejected_duplicate(raw, value)
         if duplicate is not None:

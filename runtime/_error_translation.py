@@ -192,7 +192,11 @@ _NO_FOUND = {
 }
 
 
-def from_validation_error(type_name: str, error: ValidationError, raw: bytes) -> WireError:
+def from_validation_error(
+    type_name: str, error: ValidationError, raw: bytes, *, max_problems: int | None = None
+) -> WireError:
+    """The ``WireError`` for ``error``; with ``max_problems``, only that many problems are built
+    (``WireError.omitted`` counts the rest)."""
     details = error.errors(include_url=False)
     if details and details[0]["type"] == "json_invalid":
         message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
@@ -205,6 +209,10 @@ def from_validation_error(type_name: str, error: ValidationError, raw: bytes) ->
     except ValueError:
         document = None
     located = _select([_locate(document, item) for item in details], 0)
+    omitted = 0
+    if max_problems is not None and len(located) > max(1, max_problems):
+        omitted = len(located) - max(1, max_problems)
+        located = located[: max(1, max_problems)]
     problems = [
         Problem(
             item.pointer,
@@ -215,4 +223,6 @@ def from_validation_error(type_name: str, error: ValidationError, raw: bytes) ->
         )
         for item in located
     ]
-    return WireError(type_name, problems[0].pointer, problems[0].message, problems=problems)
+    return WireError(
+        type_name, problems[0].pointer, problems[0].message, problems=problems, omitted=omitted
+    )
