@@ -324,6 +324,13 @@ def test_schema_and_types(capsys: pytest.CaptureFixture[str]) -> None:
 def test_pre_commit_hook_definition() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "id: phi-wire-validate" in text and "entry: phi-wire validate" in text
+    files = re.search(r"^  files: (.+)$", text, re.MULTILINE)
+    assert files is not None
+    pattern = re.compile(files[1])  # pre-commit matches it with re.search, as here
+    for name in ("a.json", "b/LOG.JSONL", "c.ndjson.gz", "UPPER.JSON.GZ"):
+        assert pattern.search(name), name
+    for name in ("a.txt", "a.json.bak", "jsonl"):
+        assert not pattern.search(name), name
 
 
 def test_the_fast_path_gives_the_same_report_as_loads_alone(

@@ -39,6 +39,7 @@ __all__ = [
     "is_plain_file",
     "layout_note",
     "not_json_start",
+    "peek_layout",
     "read_file",
     "read_range",
     "recognise_layout",
@@ -281,6 +282,18 @@ def layout_note(name: str, layout: str, named: str | None) -> Record | None:
         "judged as what it holds",
         NOTE,
     )
+
+
+def peek_layout(name: str, settings: Settings) -> tuple[str, str | None, bool] | None:
+    """(layout, named layout, gzip) of a file as ``read_file`` will see them; None if it cannot
+    be read (reading it will report why)."""
+    try:
+        with Source(name) as source:
+            head = source.read(_block_bytes(settings))
+            named = named_layout(name)
+            return recognise_layout(named, head), named, source.gzip
+    except InputError:
+        return None
 
 
 def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Item]:

@@ -23,14 +23,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from ._detect import FALLBACK
 from ._fastpath import fast_path_for
 from ._inputs import (
-    GZIP_MAGIC,
     Chunk,
     input_size,
     is_plain_file,
     layout_note,
+    peek_layout,
     read_file,
     read_range,
-    recognise_layout,
 )
 from ._judge import judge_item, wire_module
 from ._records import INPUT, FileStart, Outcome, Record, Settings, Verdict
@@ -281,16 +280,14 @@ def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None] | None
         return None
     try:
         size = os.path.getsize(name)
-        if size < RANGES_MIN_BYTES:
-            return None
-        with open(name, "rb") as handle:
-            head = handle.read(max(1, min(4 * 1024 * 1024, settings.max_document_bytes)))
     except OSError:
         return None  # reading it will report the problem
-    named = named_layout(name)
-    if head.startswith(GZIP_MAGIC) or recognise_layout(named, head) != LINES:
+    if size < RANGES_MIN_BYTES:
         return None
-    return size, named
+    seen = peek_layout(name, settings)
+    if seen is None or seen[0] != LINES or seen[2]:
+        return None
+    return size, seen[1]
 
 
 def judge_files(names: Sequence[str], settings: Settings, jobs: int) -> Iterator[Outcome]:
