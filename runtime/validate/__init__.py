@@ -133,7 +133,8 @@ class _FileCounts:
 
 
 class Validation:
-    """One run of the validator: iterate it once for the records, in input order; ``tally`` and
+    """One run of the validator: iterate it once for the records (first what walking the paths
+    found, a path that does not exist..., then each file's in input order); ``tally`` and
     ``files`` fill in as it goes, ``complete`` says whether everything was judged."""
 
     def __init__(
