@@ -58,23 +58,27 @@ def detect_type(document: Any) -> str:
 
 
 _FIRST_KEY = re.compile(rb'\s*\{\s*"([a-z_]+)"\s*:')
-_QUOTED = {key: f'"{key}"'.encode() for key in MARKERS}
+_MARKER_KEYS = re.compile(
+    rb'"(' + b"|".join(key.encode() for key in sorted(MARKERS, key=len, reverse=True)) + rb')"'
+)
+_RULE_SETS = tuple((frozenset(key.encode() for key in needed), name) for needed, name in RULES)
 
 
 def _from_text(raw: bytes) -> str | None:
     """The type, when the text settles it without parsing (else None): the first key is
     certainly a top-level key, and a key whose quoted name is nowhere in the text (nor any
-    ``\\u`` escape that could spell it) is certainly not one. A rule that needs only keys known
-    to be there decides; a rule that needs a key known to be absent is passed over."""
+    ``\\u`` escape that could spell it) is certainly not one. A rule that needs only the first
+    key decides; a rule that needs a key nowhere in the text is passed over; any other needs
+    parsing."""
     match = _FIRST_KEY.match(raw, 0, 64)
     if match is None or b"\\u" in raw:
         return None
-    first = match.group(1).decode()
-    for needed, name in RULES:
-        if all(key == first for key in needed):
-            return name
-        if all(key == first or _QUOTED[key] in raw for key in needed):
-            return None  # present somewhere: only parsing tells whether at the top level
+    first = match.group(1)
+    present = set(_MARKER_KEYS.findall(raw))  # one pass over the text
+    present.add(first)
+    for needed, name in _RULE_SETS:
+        if needed <= present:
+            return name if needed == {first} else None
     return FALLBACK
 
 

@@ -44,9 +44,15 @@ def _many_values(raw: bytes) -> bool:
     return raw.count(b",") + raw.count(b"[") + raw.count(b"{") >= FULL_REPORT_MAX_VALUES
 
 
+_WIRES: dict[str, ModuleType] = {}
+
+
 def wire_module(version: str) -> ModuleType:
     """The public module of a phi-core version (``0.10`` -> ``phi_wire.v0_10``)."""
-    return find(version).load()
+    wire = _WIRES.get(version)
+    if wire is None:
+        wire = _WIRES[version] = find(version).load()
+    return wire
 
 
 def judge_item(item: Item, settings: Settings) -> Outcome:

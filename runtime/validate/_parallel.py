@@ -294,10 +294,10 @@ def judge_files(names: Sequence[str], settings: Settings, jobs: int) -> Iterator
     """Judge files in order: a ``FileStart`` as each file begins, then the verdicts on its chunks
     in order. With ``jobs`` > 1, a big plain JSONL file is split into byte ranges, other files go
     to one process pool; too little input is judged here alone."""
-    small = all(is_plain_file(name) for name in names) and (
-        sum(input_size(name) for name in names) < PARALLEL_MIN_BYTES
-    )
-    if jobs <= 1 or small:
+    if jobs <= 1 or (
+        all(is_plain_file(name) for name in names)
+        and sum(input_size(name) for name in names) < PARALLEL_MIN_BYTES
+    ):
         yield from in_order(names, settings)
         return
     others: list[str] = []
