@@ -15,6 +15,7 @@ of memory) becomes an ``INPUT`` record for what it was judging, never a tracebac
 from __future__ import annotations
 
 import os
+import stat
 from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
@@ -24,7 +25,6 @@ from ._detect import FALLBACK
 from ._fastpath import fast_path_for
 from ._inputs import (
     Chunk,
-    input_size,
     is_plain_file,
     layout_note,
     peek_layout,
@@ -290,14 +290,29 @@ def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None] | None
     return size, seen[1]
 
 
+def _little(names: Sequence[str]) -> bool:
+    """Whether the inputs are regular files of less than ``PARALLEL_MIN_BYTES`` in all (as
+    stored: one stat each, no file opened; a small gzip that expands a lot is judged in this
+    process, never slower than one job)."""
+    total = 0
+    for name in names:
+        try:
+            status = os.stat(name) if name != "-" else None
+        except OSError:
+            continue  # reading it will report the problem
+        if status is None or not stat.S_ISREG(status.st_mode):
+            return False
+        total += status.st_size
+        if total >= PARALLEL_MIN_BYTES:
+            return False
+    return True
+
+
 def judge_files(names: Sequence[str], settings: Settings, jobs: int) -> Iterator[Outcome]:
     """Judge files in order: a ``FileStart`` as each file begins, then the verdicts on its chunks
     in order. With ``jobs`` > 1, a big plain JSONL file is split into byte ranges, other files go
     to one process pool; too little input is judged here alone."""
-    if jobs <= 1 or (
-        all(is_plain_file(name) for name in names)
-        and sum(input_size(name) for name in names) < PARALLEL_MIN_BYTES
-    ):
+    if jobs <= 1 or _little(names):
         yield from in_order(names, settings)
         return
     others: list[str] = []
