@@ -165,7 +165,6 @@ class Source:
         self.inflater: zlib._Decompress | None = None
         self.input = first
         """Bytes read and not yet returned (gzip: not yet inflated)."""
-        self.members = 0
 
     def close(self) -> None:
         if self.owned:
@@ -211,7 +210,6 @@ class Source:
                     if not self._member_starts():
                         continue
                     inflater = self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                    self.members += 1
                 compressed, self.input = self.input, b""
                 data = inflater.decompress(compressed, size)
             else:

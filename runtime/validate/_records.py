@@ -40,8 +40,6 @@ that are not UTF-8 (exit status 2). Nothing is known about the validity of what 
 NOTE = "note"
 """Worth knowing, changes no verdict: e.g. a file's layout is not the one its name says."""
 
-KINDS = (PROBLEM, MORE, INPUT, NOTE)
-
 
 class InputError(Exception):
     """Reading stopped: the file (or the rest of it) cannot be read. The message says why; the
