@@ -62,13 +62,34 @@ def _as_text(data: str | bytes | bytearray | memoryview, name: str) -> bytes:
 
 
 @overload
-def loads(tp: type[T], data: str | bytes | bytearray | memoryview) -> T: ...
+def loads(
+    tp: type[T],
+    data: str | bytes | bytearray | memoryview,
+    *,
+    max_problems: int | None = None,
+    fail_fast: bool = False,
+) -> T: ...
 @overload
-def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any: ...
-def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
+def loads(
+    tp: Any,
+    data: str | bytes | bytearray | memoryview,
+    *,
+    max_problems: int | None = None,
+    fail_fast: bool = False,
+) -> Any: ...
+def loads(
+    tp: Any,
+    data: str | bytes | bytearray | memoryview,
+    *,
+    max_problems: int | None = None,
+    fail_fast: bool = False,
+) -> Any:
     """Parse one JSON document as the wire type ``tp``, accepting exactly what phi-core accepts.
 
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
+    To bound the cost of an invalid document: ``max_problems`` lists at most that many problems
+    (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
+    invalid item only (same verdict; the problems after it are not looked for).
     """
     name = type_name(tp)
     raw = _as_text(data, name)
@@ -80,13 +101,21 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     written = raw
     if found is not None and found.numbers_differ:
         raw = rewrite_numbers(raw, name)
+    if fail_fast:
+        from ._fail_fast import fail_fast_validator
+
+        validator: Any = fail_fast_validator(tp)
+    else:
+        validator = adapter(tp)
     try:
-        value = adapter(tp).validate_json(raw, strict=True, by_alias=True, by_name=False)
+        value = validator.validate_json(raw, strict=True, by_alias=True, by_name=False)
     except ValidationError as error:
         details = error.errors(include_url=False)
         value = None if found is None else _from_sequence_form(tp, raw, details)
         if value is None:
-            raise from_json_validation_error(name, details, raw, written) from None
+            raise from_json_validation_error(
+                name, details, raw, written, max_problems=max_problems
+            ) from None
     if found is None:  # Python's parser rejects what pydantic's accepted: never judge it unchecked
         message, line, column = syntax_error(raw)
         raise json_syntax_error(name, message, line, column)

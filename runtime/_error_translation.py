@@ -283,15 +283,24 @@ def _problems(located: list[_Located], found: Any) -> list[Problem]:
     ]
 
 
-def _wire_error(type_name: str, problems: list[Problem]) -> WireError:
-    return WireError(type_name, problems[0].pointer, problems[0].message, problems=problems)
+def _wire_error(type_name: str, problems: list[Problem], omitted: int = 0) -> WireError:
+    return WireError(
+        type_name, problems[0].pointer, problems[0].message, problems=problems, omitted=omitted
+    )
 
 
 def from_json_validation_error(
-    type_name: str, details: list[ErrorDetails], raw: bytes, written: bytes
+    type_name: str,
+    details: list[ErrorDetails],
+    raw: bytes,
+    written: bytes,
+    *,
+    max_problems: int | None = None,
 ) -> WireError:
     """The ``WireError`` for pydantic's errors on ``raw``, the JSON that pydantic validated;
-    ``written`` is the document as given (``raw`` before the serde number rewrite)."""
+    ``written`` is the document as given (``raw`` before the serde number rewrite). With
+    ``max_problems``, only that many problems are described (``WireError.omitted`` counts the
+    rest)."""
     if details and details[0]["type"] == "json_invalid":
         message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
         match = _LINE_COLUMN.fullmatch(message)
@@ -303,6 +312,10 @@ def from_json_validation_error(
     except (ValueError, RecursionError):
         document = None
     located = _select([_locate(document, item) for item in details], 0)
+    omitted = 0
+    if max_problems is not None and len(located) > max(1, max_problems):
+        omitted = len(located) - max(1, max_problems)
+        located = located[: max(1, max_problems)]
     as_written: Any = None
     if written is not raw and any(_is_number(item.error["input"]) for item in located):
         as_written = _lexeme_document(written)
@@ -316,7 +329,7 @@ def from_json_validation_error(
                     return described
         return describe_value(item.error["input"])
 
-    return _wire_error(type_name, _problems(located, found))
+    return _wire_error(type_name, _problems(located, found), omitted)
 
 
 def _is_number(value: Any) -> bool:

@@ -86,12 +86,20 @@ def _struct(model: type[BaseModel], items: list[Any], skip: str | None = None) -
     return result
 
 
+# A model's fields by wire name, built once per model (an invalid document may hold a million).
+_WIRE_FIELDS: dict[type[BaseModel], dict[str, FieldInfo]] = {}
+
+
 def _model_value(model: type[BaseModel], value: Any) -> Any:
     if isinstance(value, list):
         value = _struct(model, value)
     if not isinstance(value, dict):
         return value
-    fields = {_wire(name, info): info for name, info in model.model_fields.items()}
+    fields = _WIRE_FIELDS.get(model)
+    if fields is None:
+        fields = _WIRE_FIELDS[model] = {
+            _wire(name, info): info for name, info in model.model_fields.items()
+        }
     return {
         key: objects_from_sequences(fields[key].annotation, item) if key in fields else item
         for key, item in value.items()
@@ -174,11 +182,9 @@ def objects_from_sequences(tp: Any, value: Any) -> Any:
         return _untagged(members, value)
     if origin is list:
         (item_type,) = typing.get_args(tp)
-        return (
-            [objects_from_sequences(item_type, item) for item in value]
-            if isinstance(value, list)
-            else value
-        )
+        if not isinstance(value, list) or not any(isinstance(item, list | dict) for item in value):
+            return value  # a scalar is never a sequence form, nor holds one
+        return [objects_from_sequences(item_type, item) for item in value]
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return _model_value(tp, value)
     return value

@@ -43,6 +43,7 @@ class WireError(ValueError):
         problems: Sequence[Problem] = (),
         line: int | None = None,
         column: int | None = None,
+        omitted: int = 0,
     ) -> None:
         self.type_name = type_name
         self.problems: tuple[Problem, ...] = tuple(problems) or (
@@ -50,6 +51,8 @@ class WireError(ValueError):
         )
         self.line = line
         self.column = column
+        self.omitted = omitted
+        """Further problems found but not listed (``loads(..., max_problems=N)``)."""
         super().__init__(self._text())
 
     @property
@@ -58,7 +61,7 @@ class WireError(ValueError):
 
     def _text(self) -> str:
         first = self.problems[0].render(self.type_name)
-        more = len(self.problems) - 1
+        more = len(self.problems) - 1 + self.omitted
         return first + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 

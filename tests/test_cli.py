@@ -1,9 +1,14 @@
-"""phi-wire (runtime/cli.py, runtime/validate/): exit codes, messages, every kind of bad input."""
+"""phi-wire (runtime/cli.py over runtime/validate/): exit status, output, messages, help.
+
+The inputs (``test_validate_inputs``), judging (``test_validate_judge``), --jobs
+(``test_validate_parallel``) and the Python API (``test_validate_api``) have files of their own.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import subprocess
 import sys
@@ -77,6 +82,8 @@ def test_every_rejected_fixture_is_reported_with_line_and_pointer(
 def test_sample_data_and_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate", str(ROOT / "examples"))
     assert code == 0 and "2 files, 18 documents: 18 valid, 0 invalid" in out
+    code, out, _ = run(capsys, "validate", str(ROOT / "examples" / "session.json"))
+    assert code == 0 and out.startswith("1 file, 1 document: 1 valid, 0 invalid;"), out
 
 
 BAD_LINES = {
@@ -156,7 +163,7 @@ def test_a_100_mb_single_document(capsys: pytest.CaptureFixture[str], tmp_path: 
     blob = "x" * 100_000_000
     path.write_text(f'{{"role":"extension","kind":"blob","data":"{blob}"}}', encoding="utf-8")
     code, out, _ = run(capsys, "validate", str(path))
-    assert code == 0 and "1 documents: 1 valid" in out
+    assert code == 0 and "1 document: 1 valid" in out
 
 
 def test_gzip_stdin_and_input_errors(
@@ -171,8 +178,8 @@ def test_gzip_stdin_and_input_errors(
     assert code == 2 and "truncated gzip" in err
     latin = tmp_path / "latin.jsonl"
     latin.write_bytes(b'{"type":"InputRejected","loop_id":"l","reason":"caf\xe9"}\n')
-    code, out, _ = run(capsys, "validate", str(latin))
-    assert code == 2 and "not UTF-8" in out
+    code, out, err = run(capsys, "validate", str(latin))
+    assert code == 2 and f"{latin}:1: not UTF-8" in err and "1 invalid" in out
     assert run(capsys, "validate", str(tmp_path / "missing.json"))[0] == 2
     assert run(capsys, "validate", "--type", "Nope", str(ROOT / "examples"))[0] == 2
     assert run(capsys, "validate", "--version", "9.9", str(ROOT / "examples"))[0] == 2
@@ -202,9 +209,10 @@ def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) ->
         "type",
         "variant",
         "message",
-        "unreadable",
-        "whole_file",
+        "kind",
+        "omitted",
     }
+    assert records[0]["kind"] == "problem"
     code, out, _ = run(capsys, "validate", "--quiet", str(ROOT / "examples"))
     assert code == 0 and out == ""
 
@@ -316,6 +324,13 @@ def test_schema_and_types(capsys: pytest.CaptureFixture[str]) -> None:
 def test_pre_commit_hook_definition() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "id: phi-wire-validate" in text and "entry: phi-wire validate" in text
+    files = re.search(r"^  files: (.+)$", text, re.MULTILINE)
+    assert files is not None
+    pattern = re.compile(files[1])  # pre-commit matches it with re.search, as here
+    for name in ("a.json", "b/LOG.JSONL", "c.ndjson.gz", "UPPER.JSON.GZ"):
+        assert pattern.search(name), name
+    for name in ("a.txt", "a.json.bak", "jsonl"):
+        assert not pattern.search(name), name
 
 
 def test_the_fast_path_gives_the_same_report_as_loads_alone(
@@ -377,3 +392,138 @@ def test_the_readme_usage_snippet_runs() -> None:
     text = (ROOT / "README.md").read_text("utf-8")
     block = text.split("## Usage\n", 1)[1].split("```python\n", 1)[1].split("```\n", 1)[0]
     exec(compile(block, "README.md", "exec"), {})
+
+
+# --- issue 10: help, plurals, types, nothing to validate, output errors ---------------------------
+
+
+def test_help_is_plain_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 19: no reST double backticks, no private module names in any help text."""
+    texts = []
+    for args in (["--help"], ["validate", "--help"], ["types", "--help"], ["schema", "--help"]):
+        assert main(args) == 0
+        texts.append(capsys.readouterr().out)
+    for text in texts:
+        assert "``" not in text and "_fastpath" not in text and "_pattern" not in text, text
+        assert not re.search(r"\b_[a-z]+\b", text), text
+    assert "--max-document-bytes" in texts[1] and "--all-folders" in texts[1]
+    assert "hidden" in texts[1] and "node_modules" in texts[1]
+
+
+def test_one_file_one_document_in_the_summary(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Item 19: "1 file, 1 document", not "1 files, 1 documents"."""
+    path = tmp_path / "one.jsonl"
+    path.write_text(EVENT + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0 and out.startswith("1 file, 1 document: 1 valid, 0 invalid;"), out
+
+
+NOT_WIRE_TYPES = ("CostRates", "MessageAccumulator", "Problem", "Timestamp", "WireError")
+
+
+def test_types_are_the_wire_types_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """Item 11: `types` lists the schemas' types, not the API's helper classes; --type takes a
+    wire type only, with a one-line error (never a traceback, never a wrong verdict)."""
+    for version in ("0.8", "0.10"):
+        code, out, _ = run(capsys, "types", "--version", version)
+        listed = set(out.split())
+        assert code == 0 and {"AgentEvent", "Session", "Usage", "LoopRecord"} <= listed
+        assert not listed & set(NOT_WIRE_TYPES), listed & set(NOT_WIRE_TYPES)
+        assert "WIRE_TYPES" not in listed
+    events = str(ROOT / "examples" / "events.jsonl")
+    for name in NOT_WIRE_TYPES:
+        code, out, err = run(capsys, "validate", "--type", name, events)
+        assert code == 2 and out == "", (name, out)
+        assert err.count("\n") == 1 and "not a wire type" in err and "Traceback" not in err
+
+
+def test_nothing_to_validate_is_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Item 14: an empty folder, a folder without JSON, empty stdin: exit 2 and a clear reason."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "validate", str(empty))
+    assert code == 2 and f"{empty}: nothing to validate" in err
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "notes.txt").write_text("{}", encoding="utf-8")
+    code, _, err = run(capsys, "validate", str(texts))
+    assert code == 2 and "no .json, .jsonl or .ndjson files" in err
+    # beside a folder that has files, the empty one is still reported
+    code, _, err = run(capsys, "validate", str(ROOT / "examples"), str(empty))
+    assert code == 2 and f"{empty}: nothing to validate" in err
+    result = subprocess.run(
+        [sys.executable, "-m", "phi_wire", "validate", "-"], input=b"", capture_output=True
+    )
+    assert result.returncode == 2 and b"nothing to validate" in result.stderr
+
+
+def many_invalid_lines(tmp_path: Path, count: int = 5000) -> Path:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"type":"TurnStart","loop_id":"l"}\n' * count, encoding="utf-8")
+    return path
+
+
+def test_a_closed_pipe_is_an_error_not_success(tmp_path: Path) -> None:
+    """Item 15: `phi-wire validate bad.jsonl | head -1` exits 2 (invalid data was seen and not all
+    of it reported), with one line on stderr and no traceback."""
+    path = many_invalid_lines(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "phi_wire", "validate", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()  # as `head -1` does: the output is far bigger than a pipe's buffer
+    err = process.stderr.read().decode()
+    code = process.wait()
+    assert first.startswith(str(path).encode()) and code == 2, (code, err)
+    assert err.count("\n") == 1 and "broken pipe" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("valid", [True, False])
+def test_a_full_disk_is_an_error_not_success(tmp_path: Path, valid: bool) -> None:
+    """Item 15: `> /dev/full`: exit 2 and one line on stderr, never a traceback, never 0."""
+    path = ROOT / "examples" / "events.jsonl" if valid else many_invalid_lines(tmp_path, 10)
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "phi_wire", "validate", str(path)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "No space left" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_safely(tmp_path: Path) -> None:
+    """Item 15: a file name with a Latin-1 byte, printed under PYTHONIOENCODING=utf-8, in text and
+    JSON: escaped as \\xe9, the run goes on and its verdict stands."""
+    folder = os.fsencode(tmp_path)
+    bad = os.path.join(folder, b"caf\xe9.jsonl")
+    with open(bad, "wb") as out:
+        out.write(b'{"type":"TurnStart","loop_id":"l"}\n')
+    good = tmp_path / "good.jsonl"
+    good.write_text(EVENT + "\n", encoding="utf-8")
+    environment = dict(os.environ, PYTHONIOENCODING="utf-8")
+    for extra in ([], ["--format", "json"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "phi_wire", "validate", *extra, str(tmp_path)],
+            capture_output=True,
+            env=environment,
+        )
+        assert result.returncode == 1, result.stderr
+        assert b"Traceback" not in result.stderr and b"UnicodeEncodeError" not in result.stderr
+        if extra:
+            *records, summary = (json.loads(line) for line in result.stdout.splitlines())
+            assert records[0]["file"].endswith("caf\\xe9.jsonl")
+            assert summary["summary"]["files"] == 2 and summary["summary"]["invalid"] == 1
+        else:
+            assert b"caf\\xe9.jsonl:1: AgentEvent" in result.stdout
+            assert b"2 files, 2 documents" in result.stdout

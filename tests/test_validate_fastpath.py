@@ -48,7 +48,7 @@ def path_for(version: str, type_name: str | None, lines: bool = True) -> FastPat
     if key not in _PATHS:
         if type_name is None:
             types = _fastpath.AUTO_LINE_TYPES if lines else _fastpath.AUTO_DOCUMENT_TYPES
-            found = fast_path(version, types, _detect.type_of_first_key, build=True)
+            found = fast_path(version, types, _detect.detected_as, build=True)
         else:
             found = fast_path(version, [type_name], None, build=True)
         _PATHS[key] = found
@@ -399,7 +399,7 @@ def test_detection_rules(document: bytes, expected: str) -> None:
 def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path) -> None:
     """What lets a cached run start in 0.1 s: its lines are vouched for before any model loads."""
     # built, or loaded if a sound entry is cached (the in-process path_for may not have written it)
-    built = fast_path("0.10", _fastpath.AUTO_LINE_TYPES, _detect.type_of_first_key, build=True)
+    built = fast_path("0.10", _fastpath.AUTO_LINE_TYPES, _detect.detected_as, build=True)
     assert built is not None
     sample = Path(__file__).resolve().parent.parent / "examples" / "events.jsonl"
     code = (
@@ -415,6 +415,6 @@ def test_a_cached_run_needs_neither_pydantic_nor_the_models(private_cache: Path)
     )
     subprocess.run([sys.executable, "-c", code, str(sample)], check=True)
     # and a pretty session file, by the path for whole documents
-    built = fast_path("0.10", _fastpath.AUTO_DOCUMENT_TYPES, _detect.type_of_first_key, build=True)
+    built = fast_path("0.10", _fastpath.AUTO_DOCUMENT_TYPES, _detect.detected_as, build=True)
     assert built is not None
     subprocess.run([sys.executable, "-c", code, str(sample.with_name("session.json"))], check=True)

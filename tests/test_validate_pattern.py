@@ -21,7 +21,10 @@ from hypothesis import strategies as st
 from phi_wire.validate import _compact, _fastpath, _judge, _utf8
 from phi_wire.validate._fastpath import FastPath
 from phi_wire.validate._inputs import Chunk
-from phi_wire.validate._records import Verdict
+from phi_wire.validate._records import INPUT, Settings, Verdict
+
+SETTINGS = Settings("0.8", None, False, 100, 128 * 1024 * 1024)
+"""phi-core 0.8, types detected, not strict, the command line's default limits."""
 
 VALID = {
     "two bytes": "é".encode(),
@@ -89,8 +92,8 @@ def with_text(line: bytes, inserted: bytes) -> bytes:
 
 def judged_both_ways(block: bytes) -> tuple[Verdict, Verdict]:
     chunk = Chunk("events.jsonl", 1, block, True)
-    fast = _judge.judge_chunk(chunk, "0.8", None, strict=False, fast=True)
-    exact = _judge.judge_chunk(chunk, "0.8", None, strict=False, fast=False)
+    fast = _judge.judge_chunk(chunk, SETTINGS, fast=True)
+    exact = _judge.judge_chunk(chunk, SETTINGS, fast=False)
     return fast, exact
 
 
@@ -136,7 +139,7 @@ def test_only_the_line_with_a_bad_sequence_leaves_the_fast_path(
         fast, exact = judged_both_ways(block)
         assert fast == exact
         assert exact.invalid == 1
-        assert exact.records[0].unreadable
+        assert exact.records[0].kind == INPUT  # not UTF-8: an input error
 
 
 def test_bad_sequences_among_other_bad_lines_each_line_once(lines_path: FastPath) -> None:
@@ -201,9 +204,9 @@ def test_pretty_documents_with_non_ascii_text(
         bad = document.replace("交じり".encode(), "交".encode() + sample, 1)
         assert not documents_path.vouches(bad), sample
         chunk = Chunk("session.json", 1, bad, False)
-        fast = _judge.judge_chunk(chunk, "0.8", None, strict=False, fast=True)
-        assert fast == _judge.judge_chunk(chunk, "0.8", None, strict=False, fast=False)
-        assert fast.invalid == 1 and fast.records[0].unreadable
+        fast = _judge.judge_chunk(chunk, SETTINGS, fast=True)
+        assert fast == _judge.judge_chunk(chunk, SETTINGS, fast=False)
+        assert fast.invalid == 1 and fast.records[0].kind == INPUT
 
 
 def test_cjk_strings_are_matched_about_as_fast_as_ascii(lines_path: FastPath) -> None:

@@ -2,7 +2,8 @@
 and its start-up, side by side in one run.
 
     python tools/bench_validate.py [--size-mb 100] [--big-mb 1000] [--sessions-mb 20]
-                                   [--session-mb 100] [--repeat 5] [--workdir DIR]
+                                   [--session-mb 100] [--small-files 1000] [--long-line-mb 200]
+                                   [--repeat 5] [--workdir DIR] [--only jobs]
     python tools/bench_validate.py --cjk [--size-mb 20] [--repeat 5]
 
 It writes its own input: JSONL of realistic AgentEvents and AgentMessages (the events of
@@ -19,7 +20,9 @@ cache. A folder of pretty session files (``--sessions-mb``, copies of phi-core's
 timed like the JSONL, against ``json.loads`` per file, and one big pretty session
 (``--session-mb``, the recorded session's loops repeated) for its time and peak RSS. The exact
 path (``loads`` per line, what judges every line the fast path does not vouch for) is timed
-in-process on the 10 MB input.
+in-process on the 10 MB input. Two cases where ``--jobs 2`` must not lose to one job: a folder of
+``--small-files`` small JSONL files, and one JSONL line of ``--long-line-mb`` (``--only jobs``
+runs just these).
 
 ``--cjk`` times non-ASCII text alone: the same stream with its prose (texts, thinking, deltas,
 summaries...) in CJK ideographs, three bytes each in UTF-8, against ``json.loads`` per line in
@@ -185,6 +188,13 @@ def main() -> None:
     parser.add_argument(
         "--session-mb", type=int, default=100, help="size of the one big pretty session file"
     )
+    parser.add_argument(
+        "--small-files", type=int, default=1000, help="how many small JSONL files (--jobs case)"
+    )
+    parser.add_argument(
+        "--long-line-mb", type=int, default=200, help="size of the one long line (--jobs case)"
+    )
+    parser.add_argument("--only", choices=("jobs",), help="run only the --jobs cases")
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
         "--workdir", type=Path, default=None, help="where the inputs go (created; default: TMPDIR)"
@@ -202,13 +212,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as scratch:
         work = Path(scratch)
         os.environ["PHI_WIRE_CACHE_DIR"] = str(work / "cache")  # starts empty: a cold first run
+        common = ("--version", args.version)
         if args.cjk:
-            measure_cjk(("--version", args.version), work, lines, args.size_mb, args.repeat)
+            measure_cjk(common, work, lines, args.size_mb, args.repeat)
+            return
+        if args.only == "jobs":
+            measure_jobs_cases(common, work, lines, args)
             return
         data = work / "events.jsonl"
         documents = write_jsonl(data, lines, args.size_mb)
         size = data.stat().st_size / 1e6
-        common = ("--version", args.version)
         print(f"input: {size:.0f} MB, {documents} documents (AgentEvents and AgentMessages)")
         cold = Run(*common, "--jobs", "1", str(data))
         print(rate_line("validate, cold (builds its cache)", cold.wall, size, documents))
@@ -219,6 +232,45 @@ def main() -> None:
         data.unlink()
         measure_memory(common, work, lines, args.big_mb, args.version)
         measure_big_session(common, work, args.fixtures, args.session_mb)
+        measure_jobs_cases(common, work, lines, args)
+
+
+def measure_jobs_cases(
+    common: tuple[str, ...], work: Path, lines: list[str], args: argparse.Namespace
+) -> None:
+    """--jobs 2 against one job where splitting the work cannot pay: many small files (a pool's
+    start-up at most), one long line (each byte read once, not once per range)."""
+    folder = work / "small-files"
+    folder.mkdir()
+    for number in range(args.small_files):
+        start = number * 5 % len(lines)
+        body = "\n".join((lines * 2)[start : start + 5]) + "\n"
+        (folder / f"log-{number:05}.jsonl").write_text(body, encoding="utf-8")
+    long_line = work / "long-line.jsonl"
+    with long_line.open("w", encoding="utf-8") as out:
+        out.write(lines[0] + "\n")
+        out.write('{"role":"extension","kind":"blob","data":"')
+        chunk = "x" * 1_000_000
+        for _ in range(args.long_line_mb):
+            out.write(chunk)
+        out.write('"}\n' + lines[0] + "\n")
+    limit = ("--max-document-bytes", f"{args.long_line_mb + 1}M")  # (default: 128M)
+    cases = (
+        (f"{args.small_files} small JSONL files", folder, ()),
+        (f"one {args.long_line_mb} MB line", long_line, limit),
+    )
+    for label, path, extra in cases:
+        Run(*common, *extra, str(path))  # builds what the cache needs first
+        walls: dict[str, list[float]] = {"1": [], "2": []}
+        for _ in range(args.repeat):
+            for jobs in walls:
+                walls[jobs].append(Run(*common, *extra, "--jobs", jobs, str(path)).wall)
+        one, two = (statistics.median(walls[jobs]) for jobs in ("1", "2"))
+        print(
+            f"{label}: --jobs 1 {one:.2f} s, --jobs 2 {two:.2f} s wall "
+            f"(medians of {args.repeat}; --jobs 2 / 1 = {two / one:.2f})"
+        )
+    long_line.unlink()
 
 
 def write_sessions(folder: Path, fixtures: Path, megabytes: int) -> tuple[int, float]:

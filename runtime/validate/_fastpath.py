@@ -11,10 +11,10 @@ block (``_utf8``). The compiled expression is cached between runs (``_cache``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from ._compact import compact
-from ._detect import type_of_first_key
+from ._detect import detected_as
 from ._utf8 import lines_not_utf8
 
 __all__ = ["AUTO_DOCUMENT_TYPES", "AUTO_LINE_TYPES", "FastPath", "fast_path", "fast_path_for"]
@@ -64,12 +64,13 @@ class FastPath:
 def fast_path(
     version: str,
     types: Sequence[str],
-    detect: Callable[[str], str | None] | None,
+    detect: Callable[[Collection[str], Collection[str]], str | None] | None,
     build: bool,
 ) -> FastPath | None:
-    """The fast path for documents of ``types`` (with ``detect``: only the types whose first keys
-    ``detect`` maps back to them). Loaded from the cache, else built when ``build`` is true (it
-    takes about a second), else None; None too when no type can be expressed."""
+    """The fast path for documents of ``types`` (with ``detect``: only the types that ``detect``
+    gives every document of, from its keys: see ``_detect.detected_as``). Loaded from the cache,
+    else built when ``build`` is true (it takes about a second), else None; None too when no type
+    can be expressed."""
     from . import _cache
 
     path = _cache.cache_path(version, types, detect is not None)
@@ -108,5 +109,5 @@ def fast_path_for(
             _FAST[key] = fast_path(version, [forced], None, build)
         else:
             types = AUTO_LINE_TYPES if lines else AUTO_DOCUMENT_TYPES
-            _FAST[key] = fast_path(version, types, type_of_first_key, build)
+            _FAST[key] = fast_path(version, types, detected_as, build)
     return _FAST[key]

@@ -1,37 +1,58 @@
-"""Inputs of ``phi-wire validate``: which files to read, and their documents in chunks.
+"""Reading the inputs of a run: a file or stdin as a stream of bytes (gunzipped when it starts
+with gzip's magic bytes, whatever its name), its layout (one document per line, or one document),
+and its documents in chunks of whole lines, in bounded memory whatever the input holds.
 
-A ``.json`` file is one document; ``.jsonl``/``.ndjson`` files hold one document per line; any of
-them may be gzipped (``.gz``); ``-`` is stdin, whose layout is recognised from its first bytes.
-Files are read in blocks of whole lines (``BLOCK_BYTES``), so memory stays flat however large the
-input.
+* gzip is inflated a block at a time; a truncated or corrupt stream is reported after the lines
+  before the damage have been judged.
+* The layout is recognised from the first bytes: a pretty document saved as ``.jsonl`` is read as
+  one document, JSONL saved as ``.json`` line by line (each with a ``NOTE``); stdin and other names
+  likewise.
+* A document (a ``.json`` file, a line) over ``max_document_bytes`` is not judged (an ``INPUT``
+  record) and never held whole: a long line is dropped as it is read up to its end. A long
+  document whose first byte cannot start a JSON text (a NUL, a letter...) is rejected at that
+  byte, without reading it further into memory.
+* A regular file that ends before the size it had when opened (truncated during the run) is
+  reported, so the documents it lost are not silently missing.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from ._records import InputError
+from ._records import INPUT, NOTE, PROBLEM, FileStart, InputError, Record, Settings, Verdict
+from ._walk import DOCUMENT, LINES, named_layout
 
 __all__ = [
     "BLOCK_BYTES",
-    "JSON_SUFFIXES",
-    "LINES_SUFFIXES",
+    "BOM",
+    "GZIP_MAGIC",
     "Chunk",
-    "find_files",
+    "Item",
+    "Source",
     "input_size",
-    "is_lines_file",
-    "read_chunks",
-    "reason",
+    "is_plain_file",
+    "layout_note",
+    "not_json_start",
+    "peek_layout",
+    "read_file",
+    "read_range",
+    "recognise_layout",
 ]
 
-JSON_SUFFIXES = (".json",)
-LINES_SUFFIXES = (".jsonl", ".ndjson")
 BLOCK_BYTES = 4 * 1024 * 1024
+"""Bytes read at a time: a chunk of JSONL is this much whole lines."""
+RAW_BLOCK_BYTES = 1024 * 1024
+"""Compressed bytes read at a time from a gzip file."""
+GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
+_BLANKS = b" \t\r\n"
+_JSON_STARTS = frozenset(b'{["-0123456789tfn')
 
 
 class Chunk(NamedTuple):
@@ -67,110 +88,430 @@ class Chunk(NamedTuple):
         return starts
 
 
-def is_lines_file(name: str) -> bool:
-    """Whether a file's name says it holds one document per line (stdin counts as lines)."""
-    return not name.removesuffix(".gz").endswith(JSON_SUFFIXES)
+Item = FileStart | Chunk | Verdict
+"""What reading yields: a file begins, documents to judge, or a verdict reached while reading (a
+document rejected or refused as it was read, a read error)."""
 
 
-def find_files(paths: Iterable[str]) -> Iterator[str]:
-    """Files named, and .json/.jsonl/.ndjson (optionally .gz) files under folders, sorted."""
-    suffixes = JSON_SUFFIXES + LINES_SUFFIXES
-    for name in paths:
-        if name == "-":
-            yield name
-            continue
-        path = Path(name)
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.name.removesuffix(".gz").endswith(suffixes):
-                    yield str(child)
-        elif path.exists():
-            yield name
-        else:
-            raise InputError(f"{name}: no such file or folder")
+def not_json_start(data: bytes) -> str | None:
+    """Why ``data`` cannot be a JSON text, judged from its first non-blank byte alone: None when
+    that byte may start one, is not ASCII (left to the UTF-8 check), or is not there yet."""
+    text = data.removeprefix(BOM).lstrip(_BLANKS)
+    if not text or text[0] in _JSON_STARTS or text[0] >= 0x80:
+        return None
+    return (
+        f"invalid JSON: expected a value, found byte 0x{text[0]:02x}, which cannot start a JSON "
+        "text (the document was read no further)"
+    )
+
+
+def is_plain_file(name: str) -> bool:
+    """A regular file (not stdin, a FIFO, a device): one that can be sized and read by offsets."""
+    if name == "-":
+        return False
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except OSError:
+        return False
 
 
 def input_size(name: str) -> int:
-    """Bytes to judge in one file: for gzip, the uncompressed size its trailer records."""
-    size = os.path.getsize(name)
-    if name.endswith(".gz") and size >= 18:
-        try:
-            with open(name, "rb") as handle:
+    """Bytes to judge in one regular file (0 for others): for gzip, the uncompressed size its
+    trailer records (modulo 4 GB, as gzip keeps it)."""
+    if not is_plain_file(name):
+        return 0
+    try:
+        size = os.path.getsize(name)
+        with open(name, "rb") as handle:
+            if size >= 18 and handle.read(2) == GZIP_MAGIC:
                 handle.seek(-4, os.SEEK_END)
                 size = max(size, int.from_bytes(handle.read(4), "little"))
-        except OSError:
-            pass  # reading it will report the problem
+    except OSError:
+        return 0  # reading it will report the problem
     return size
 
 
-def _open(name: str) -> BinaryIO:
-    if name == "-":
-        return sys.stdin.buffer
-    handle: BinaryIO = open(name, "rb")  # noqa: SIM115 - closed by the caller
-    if name.endswith(".gz"):
-        import gzip
-
-        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
-    return handle
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error) or type(error).__name__
 
 
-def _is_lines(name: str, head: bytes) -> bool:
-    base = name.removesuffix(".gz")
-    if base.endswith(LINES_SUFFIXES):
-        return True
-    if base.endswith(JSON_SUFFIXES):
-        return False
-    # stdin or an unknown suffix: one document per line unless it is one (pretty) document
-    stripped = head.strip()
-    return b"\n" in stripped and not stripped.startswith((b"{\n", b"{\r\n", b"[\n"))
+class Source:
+    """A file (or ``-``, stdin) as bytes: ``read(size)`` returns up to ``size`` bytes, ``b""`` at
+    the end; gzip (recognised by its magic bytes) is inflated as it is read, never more than
+    ``size`` bytes at a time, members one after the other. Raises ``InputError`` when the bytes
+    stop early: a read error, a truncated or corrupt gzip stream, a file that shrank."""
 
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.expected: int | None = None
+        """The size of a regular file when opened."""
+        self.consumed = 0
+        try:
+            if name == "-":
+                self.stream: BinaryIO = sys.stdin.buffer
+                self.owned = False
+            else:
+                self.stream = open(name, "rb")  # noqa: SIM115 - closed by close()
+                self.owned = True
+                status = os.fstat(self.stream.fileno())
+                if stat.S_ISDIR(status.st_mode):
+                    raise IsADirectoryError(21, "Is a directory")
+                if stat.S_ISREG(status.st_mode):
+                    self.expected = status.st_size
+            first = self._raw(RAW_BLOCK_BYTES)
+        except OSError as error:
+            raise InputError(f"cannot read ({_reason(error)})") from None
+        self.gzip = first.startswith(GZIP_MAGIC)
+        self.inflater: zlib._Decompress | None = None
+        self.input = first
+        """Bytes read and not yet returned (gzip: not yet inflated)."""
 
-def read_chunks(name: str, block_bytes: int = BLOCK_BYTES) -> Iterator[Chunk]:
-    """The documents of one file in chunks of whole lines (one chunk for a .json file)."""
-    try:
-        with _open(name) as stream:
-            head = stream.read(block_bytes)
-            if not _is_lines(name, head):
-                data = head + stream.read()
-                yield Chunk(name, 1, data, lines=False)
-                return
-            yield from _line_chunks(name, stream, head, block_bytes)
-    except (OSError, EOFError, zlib.error) as error:
-        raise InputError(f"{name}: cannot read ({reason(error)})") from None
+    def close(self) -> None:
+        if self.owned:
+            self.stream.close()
 
+    def __enter__(self) -> Source:
+        return self
 
-def reason(error: BaseException) -> str:
-    """Why a file could not be read, in a few words."""
-    if isinstance(error, EOFError) or "end-of-stream" in str(error):
-        return "truncated gzip file"
-    return getattr(error, "strerror", None) or str(error) or type(error).__name__
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
+    def _raw(self, size: int) -> bytes:
+        data = self.stream.read(size)
+        self.consumed += len(data)
+        if not data and self.expected is not None and self.consumed < self.expected:
+            raise InputError(
+                f"the file shrank while being read: it ends at byte {self.consumed:,} of the "
+                f"{self.expected:,} it had; the rest was not judged"
+            )
+        return data
 
-def _line_chunks(name: str, stream: BinaryIO, head: bytes, block_bytes: int) -> Iterator[Chunk]:
-    """Blocks that end at a line end; a line longer than a block is gathered whole."""
-    pending = [head]  # pieces of the unfinished block (joined once: no quadratic copying)
-    line_number = 1
-    while True:
-        more = stream.read(block_bytes)
-        if more:
-            cut = more.rfind(b"\n") + 1
-            if cut == 0:
-                pending.append(more)
+    def read(self, size: int) -> bytes:
+        try:
+            return self._inflate(size) if self.gzip else self._plain(size)
+        except OSError as error:
+            raise InputError(f"cannot read ({_reason(error)})") from None
+        except zlib.error as error:
+            raise InputError(f"corrupt gzip data ({error}); the rest was not judged") from None
+
+    def _plain(self, size: int) -> bytes:
+        if self.input:
+            data, self.input = self.input[:size], self.input[size:]
+            return data
+        return self._raw(size)
+
+    def _inflate(self, size: int) -> bytes:
+        while True:
+            inflater = self.inflater
+            if inflater is not None and inflater.unconsumed_tail:
+                data = inflater.decompress(inflater.unconsumed_tail, size)
+            elif self.input:
+                if inflater is None:
+                    if not self._member_starts():
+                        continue
+                    inflater = self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                compressed, self.input = self.input, b""
+                data = inflater.decompress(compressed, size)
+            else:
+                self.input = self._raw(RAW_BLOCK_BYTES)
+                if not self.input:
+                    if inflater is not None:
+                        raise InputError(
+                            "truncated gzip file: the compressed data ends early; "
+                            "the lines before the cut were judged"
+                        )
+                    return b""
                 continue
-            pending.append(more[:cut])
-            rest = more[cut:]
-        else:
-            rest = b""
-        block = b"".join(pending)
-        if not more:
-            if block:
-                yield Chunk(name, line_number, block, lines=True)
+            if inflater.eof:  # this member is complete; another one may follow
+                self.input = inflater.unused_data + self.input
+                self.inflater = None
+            if data:
+                return data
+
+    def _member_starts(self) -> bool:
+        """Whether a gzip member starts at ``self.input`` (else consume NUL padding, or fail)."""
+        if len(self.input) < 2 and self.input == GZIP_MAGIC[:1]:
+            more = self._raw(RAW_BLOCK_BYTES)
+            self.input += more
+            if more:
+                return False  # look again with more bytes
+        if self.input.startswith(GZIP_MAGIC):
+            return True
+        if not self.input.strip(b"\0"):
+            self.input = b""  # zeros after the last member: padding, as gzip(1) allows
+            return False
+        raise InputError("trailing bytes after the gzip data are not gzip; they were not judged")
+
+
+def recognise_layout(named: str | None, head: bytes) -> str:
+    """``LINES`` or ``DOCUMENT``, from the first bytes of a file (``named``: what its name says).
+
+    Several lines whose first is a lone ``{`` or ``[`` are one pretty document; several lines
+    whose first is a whole JSON value are JSONL; one line, or no sign either way, is what the name
+    says (JSONL for stdin and other names)."""
+    text = head.removeprefix(BOM).lstrip(_BLANKS)
+    end = text.find(b"\n")
+    if end == -1 or not text[end + 1 :].strip(_BLANKS):
+        return named or LINES  # one line (or the first line fills the head): either reading
+    first = text[:end].rstrip(_BLANKS)
+    if first in (b"{", b"["):
+        return DOCUMENT
+    if named == DOCUMENT:
+        try:
+            json.loads(first)
+        except (ValueError, RecursionError):
+            return DOCUMENT  # e.g. `{"a": 1,` on its first line: a pretty document
+    return LINES
+
+
+_LAYOUT_WORDS = {LINES: "one document per line (JSONL)", DOCUMENT: "one (pretty) JSON document"}
+
+
+def layout_note(name: str, layout: str, named: str | None) -> Record | None:
+    if named is None or layout == named:
+        return None
+    return Record(
+        name,
+        0,
+        "",
+        "",
+        "",
+        f"the file holds {_LAYOUT_WORDS[layout]}, not {_LAYOUT_WORDS[named]} as its name says: "
+        "judged as what it holds",
+        NOTE,
+    )
+
+
+def peek_layout(name: str, settings: Settings) -> tuple[str, str | None, bool] | None:
+    """(layout, named layout, gzip) of a file as ``read_file`` will see them; None if it cannot
+    be read (reading it will report why)."""
+    try:
+        with Source(name) as source:
+            head = source.read(_block_bytes(settings))
+            named = named_layout(name)
+            return recognise_layout(named, head), named, source.gzip
+    except InputError:
+        return None
+
+
+def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Item]:
+    """A file start, then the documents of ``name`` in chunks, and verdicts reached while reading
+    (``fallback_type``: what a document that cannot be parsed is reported as)."""
+    block = _block_bytes(settings)
+    try:
+        source = Source(name)
+    except InputError as error:
+        yield FileStart(name, named_layout(name) or LINES, named_layout(name), False)
+        yield _failed(name, 0, str(error))
+        return
+    with source:
+        try:
+            head = source.read(block)
+        except InputError as error:
+            yield FileStart(name, named_layout(name) or LINES, named_layout(name), source.gzip)
+            yield _failed(name, 0, str(error))
             return
-        # the head may end mid-line: keep whole lines only, carry the rest forward
-        cut = block.rfind(b"\n") + 1
-        block, carried = block[:cut], block[cut:]
-        pending = [carried + rest] if carried or rest else []
-        if block:
-            newlines = block.count(b"\n")
-            yield Chunk(name, line_number, block, lines=True, newlines=newlines)
-            line_number += newlines
+        named = named_layout(name)
+        layout = recognise_layout(named, head)
+        yield FileStart(name, layout, named, source.gzip)
+        note = layout_note(name, layout, named)
+        if note is not None:
+            yield Verdict(0, 0, 0, [note])
+        if layout == DOCUMENT:
+            yield from _document(source, name, head, settings, fallback_type, block)
+        else:
+            yield from _lines(source, name, head, settings, fallback_type, block)
+
+
+def _block_bytes(settings: Settings) -> int:
+    # no line fully inside a block can be over the limit: only one carried across blocks can
+    return max(1, min(BLOCK_BYTES, settings.max_document_bytes))
+
+
+def _failed(name: str, line: int, message: str) -> Verdict:
+    return Verdict(0, 0, 0, [Record(name, line, "", "", "", message, INPUT)])
+
+
+def _over_limit(name: str, line: int, settings: Settings) -> Verdict:
+    message = (
+        f"document over the size limit of {settings.max_document_bytes:,} bytes "
+        "(--max-document-bytes raises it): not judged"
+    )
+    return Verdict(1, 0, 0, [Record(name, line, "", "", "", message, INPUT)], unjudged=1)
+
+
+def _document(
+    source: Source, name: str, head: bytes, settings: Settings, fallback: str, block: int
+) -> Iterator[Item]:
+    """The whole file as one document: refused past the size limit, and a long one rejected at
+    its first byte when that cannot start JSON, without reading the rest."""
+    pieces = [head]
+    size = len(head)
+    checked = False  # the first non-blank byte has been looked at
+    try:
+        while more := source.read(block):
+            if not checked and pieces[-1].strip(_BLANKS):
+                checked = True
+                reason = not_json_start(pieces[-1])
+                if reason is not None:
+                    record = Record(name, 1, "", fallback, "", reason, PROBLEM)
+                    yield Verdict(1, 1, size, [record])
+                    return
+            size += len(more)
+            if size > settings.max_document_bytes:
+                yield _over_limit(name, 0, settings)._replace(size=size)
+                return
+            pieces.append(more)
+    except InputError as error:
+        yield _failed(name, 0, f"{error}; the document was not judged")
+        return
+    yield Chunk(name, 1, b"".join(pieces), False)
+
+
+def _lines(
+    source: Source, name: str, head: bytes, settings: Settings, fallback: str, block: int
+) -> Iterator[Item]:
+    """Chunks of whole lines. A line longer than a block is gathered in pieces (joined once), or,
+    over the size limit or not JSON from its first byte, dropped up to its end as it is read."""
+    limit = settings.max_document_bytes
+    line = 1
+    pieces: list[bytes] = []  # the current line so far: no newline in them
+    size = 0
+    dropping = -1  # bytes of a rejected line dropped so far (-1: not dropping)
+    data = head
+    try:
+        while True:
+            if not data:
+                data = source.read(block)
+                if not data:
+                    break
+            if dropping >= 0:
+                cut = data.find(b"\n")
+                if cut == -1:
+                    dropping += len(data)
+                    data = b""
+                    continue
+                yield Verdict(0, 0, dropping + cut + 1, [])
+                data, dropping, line = data[cut + 1 :], -1, line + 1
+                continue
+            cut = data.rfind(b"\n")
+            if cut == -1:
+                pieces.append(data)
+                size += len(data)
+                data = b""
+                rejected = _long_line(name, line, pieces, size, settings, fallback)
+                if rejected is not None:
+                    yield rejected
+                    pieces, size, dropping = [], 0, 0
+                continue
+            if pieces and size + data.find(b"\n") > limit:
+                yield _over_limit(name, line, settings)._replace(size=size)
+                pieces, size, dropping = [], 0, 0
+                continue  # drop the rest of the line: it ends in ``data``
+            whole = b"".join([*pieces, data[: cut + 1]]) if pieces else data[: cut + 1]
+            rest = data[cut + 1 :]
+            newlines = whole.count(b"\n")
+            yield Chunk(name, line, whole, True, newlines)
+            line += newlines
+            pieces, size, data = ([rest], len(rest), b"") if rest else ([], 0, b"")
+    except InputError as error:
+        if pieces:  # the partial line before the damage is no document
+            pieces = []
+        yield _failed(name, line, str(error))
+    if pieces:
+        last = b"".join(pieces)
+        if len(last) > limit:
+            yield _over_limit(name, line, settings)
+        else:
+            yield Chunk(name, line, last, True, 0)
+
+
+def _long_line(
+    name: str, line: int, pieces: list[bytes], size: int, settings: Settings, fallback: str
+) -> Verdict | None:
+    """The verdict on a line that runs on past a block, as soon as it can be given."""
+    if len(pieces) <= 2:  # it has just begun to run on: look at its first byte
+        begun = next((piece for piece in pieces if piece.strip(_BLANKS)), b"")
+        reason = not_json_start(begun)
+        if reason is not None:
+            return Verdict(1, 1, size, [Record(name, line, "", fallback, "", reason, PROBLEM)])
+    if size > settings.max_document_bytes:
+        return _over_limit(name, line, settings)._replace(size=size)
+    return None
+
+
+class _Range:
+    """The bytes of a plain file from the first line that starts in [start, end) to the end of
+    the last such line, read as ``Source.read`` reads (``InputError`` if the file shrank)."""
+
+    def __init__(self, name: str, start: int, end: int) -> None:
+        self.handle = open(name, "rb")  # noqa: SIM115 - closed by the caller
+        self.end = end
+        self.position = start
+        self.done = False
+        if start > 0:
+            self.handle.seek(start - 1)
+            if self.handle.read(1) != b"\n":
+                self._skip_to_line_start()
+        self.handle.seek(self.position)
+        self.last = b"\n"
+
+    def _skip_to_line_start(self) -> None:
+        """Past the line that began in an earlier range; reads no further than ``end``: a range
+        inside one long line is empty (its owner reads the line once)."""
+        while self.position < self.end:
+            data = self.handle.read(min(RAW_BLOCK_BYTES, self.end - self.position))
+            if not data:
+                raise _shrank(self.position)
+            cut = data.find(b"\n")
+            if cut != -1:
+                self.position += cut + 1
+                return
+            self.position += len(data)
+        self.done = True
+
+    def read(self, size: int) -> bytes:
+        if self.done:
+            return b""
+        if self.position < self.end:
+            data = self.handle.read(min(size, self.end - self.position))
+            if not data:
+                raise _shrank(self.position)
+        elif self.last.endswith(b"\n"):
+            self.done = True
+            return b""
+        else:  # finish the line that runs past ``end``
+            data = self.handle.read(size)
+            cut = data.find(b"\n")
+            if cut != -1 or not data:
+                data = data[: cut + 1] if cut != -1 else data
+                self.done = True
+        self.position += len(data)
+        if data:
+            self.last = data
+        return data
+
+
+def _shrank(position: int) -> InputError:
+    return InputError(
+        f"the file shrank while being read: it ends at byte {position:,}; the rest was not judged"
+    )
+
+
+def read_range(
+    name: str, start: int, end: int, settings: Settings, fallback_type: str
+) -> Iterator[Item]:
+    """The lines of a plain JSONL file that start in [start, end), numbered from 1 at the range's
+    first line, as ``read_file`` reads a file (no file start; the caller knows the layout)."""
+    try:
+        source = _Range(name, start, end)
+    except OSError as error:
+        yield _failed(name, 0, f"cannot read ({_reason(error)})")
+        return
+    except InputError as error:
+        yield _failed(name, 0, str(error))
+        return
+    try:
+        yield from _lines(source, name, b"", settings, fallback_type, _block_bytes(settings))  # type: ignore[arg-type]
+    finally:
+        source.handle.close()

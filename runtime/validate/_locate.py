@@ -1,23 +1,33 @@
-"""Where in a JSON text a JSON pointer starts: the line number ``phi-wire validate`` prints.
+"""Where in a JSON text the values that JSON pointers name start: the line numbers of the problems
+in a pretty document.
 
-Only used for invalid documents, so it favours simplicity over speed: one pass over the tokens
-with an explicit stack (no recursion, so deep nesting is safe), stopping at the target value.
+All the pointers of one document are located in a single pass over its tokens (explicit stack, no
+recursion, so deep nesting is safe), which skips the subtrees no pointer goes into and stops as
+soon as every pointer is found; the lines are then counted once, in order. So the work is linear
+in the text, however many problems the document has. A pointer to a value that is not there (a
+missing field) gets the line of its nearest existing parent.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from phi_wire.pointer import tokens
 
-__all__ = ["line_of", "offset_of"]
+__all__ = ["line_of", "lines_of", "offsets_of"]
 
 _TOKEN = re.compile(
     r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|\S'
 )
+_SKIP = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+"""Inside a subtree no pointer goes into only nesting matters (strings: for the brackets in
+them)."""
 
 
-def _unescape(token: str) -> str:
+def _key(token: str) -> str:
+    if "\\" not in token:
+        return token[1:-1] if token.startswith('"') else token
     import json
 
     try:
@@ -27,51 +37,92 @@ def _unescape(token: str) -> str:
     return value if isinstance(value, str) else token
 
 
-def offset_of(text: str, pointer: str) -> int:
-    """Character offset where the value at ``pointer`` starts (or its nearest existing parent)."""
-    target = tokens(pointer)
-    path: list[str] = []
-    # Stack of containers: [kind, current key or index, expecting-key flag]
+def offsets_of(text: str, pointers: Sequence[str]) -> list[int]:
+    """The character offset where the value at each pointer starts (or its nearest existing
+    parent), in one pass over ``text``."""
+    targets = [tuple(tokens(pointer)) for pointer in pointers]
+    best = [0] * len(targets)
+    # each prefix of a target: the targets it leads to
+    prefixes: dict[tuple[str, ...], list[int]] = {}
+    for index, target in enumerate(targets):
+        for depth in range(len(target) + 1):
+            prefixes.setdefault(target[:depth], []).append(index)
+    remaining = set(targets)  # not found exactly yet
+    path: tuple[str, ...] = ()
+    # one frame per open container: [is object, next index, expecting a key, key]
     stack: list[list[object]] = []
-    best = 0
-    pending_key: str | None = None
-    for match in _TOKEN.finditer(text):
+    position = 0
+    size = len(text)
+    while position < size and remaining:
+        match = _TOKEN.search(text, position)
+        if match is None:
+            break
         token = match.group()
         start = match.start()
-        if token in {",", ":"}:
-            if token == "," and stack and stack[-1][0] == "[":
+        position = match.end()
+        if token == ",":
+            if stack and not stack[-1][0]:
                 stack[-1][1] = int(str(stack[-1][1])) + 1
+            continue
+        if token == ":":
             continue
         if token in {"}", "]"}:
             if stack:
                 stack.pop()
-                if path:
-                    path.pop()
+                path = path[:-1]
             continue
-        container = stack[-1] if stack else None
-        if container is not None and container[0] == "{" and container[2]:
-            pending_key = _unescape(token)
-            container[2] = False
+        frame = stack[-1] if stack else None
+        if frame is not None and frame[0] and frame[2]:
+            frame[3] = _key(token)
+            frame[2] = False
             continue
-        # A value starts here: its path is the container's path plus key/index.
-        if container is not None:
-            step = pending_key if container[0] == "{" else str(container[1])
-            value_path = [*path, str(step)]
-            if container[0] == "{":
-                container[2] = True  # the next string is a key again
+        if frame is None:
+            value_path: tuple[str, ...] = ()
+        elif frame[0]:
+            value_path = (*path, str(frame[3]))
+            frame[2] = True  # the next string is a key again
         else:
-            value_path = []
-        if value_path == target[: len(value_path)]:
-            best = start
-            if value_path == target:
-                return start
+            value_path = (*path, str(frame[1]))
+        leads = prefixes.get(value_path)
+        if leads is not None:
+            for index in leads:
+                best[index] = start
+            remaining.discard(value_path)
         if token in {"{", "["}:
+            if leads is None and stack:
+                position = _skip(text, position)  # no pointer goes in: jump to its end
+                continue
             path = value_path
-            stack.append([token, 0, token == "{"])
-        # scalars end here; the path stays the container's
+            stack.append([token == "{", 0, token == "{", ""])
     return best
+
+
+def _skip(text: str, position: int) -> int:
+    """The offset just past the container whose opening bracket ends at ``position``."""
+    depth = 1
+    for match in _SKIP.finditer(text, position):
+        bracket = match.group()
+        if bracket in {"{", "["}:
+            depth += 1
+        elif bracket in {"}", "]"}:
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    return len(text)
+
+
+def lines_of(text: str, pointers: Sequence[str]) -> list[int]:
+    """The 1-based line where the value at each pointer starts: linear in ``text``."""
+    offsets = offsets_of(text, pointers)
+    lines = [0] * len(offsets)
+    line, counted = 1, 0
+    for index in sorted(range(len(offsets)), key=offsets.__getitem__):
+        line += text.count("\n", counted, offsets[index])
+        counted = offsets[index]
+        lines[index] = line
+    return lines
 
 
 def line_of(text: str, pointer: str) -> int:
     """1-based line where the value at ``pointer`` starts."""
-    return text.count("\n", 0, offset_of(text, pointer)) + 1
+    return lines_of(text, [pointer])[0]

@@ -1,96 +1,127 @@
-"""Judging many files, or one big JSONL file, in several processes, reported in input order.
+"""Judging the files of a run, in this process or several, reported in input order.
 
-One strategy per function: ``judge_files`` in this process alone when ``jobs`` is 1; a plain
-JSONL file by byte ranges in forked processes (``parallel_lines``); other files in one process
-pool they all share (``judge_batch``); stdin, which only this process can read, chunk by chunk
-through that pool (``judge_chunk_task``).
+One strategy per function:
+
+* ``in_order``: this process alone (``jobs`` 1, or too little input to repay starting others);
+* ``by_ranges``: one big plain JSONL file split into byte ranges, taken in turn by this process
+  and ``jobs - 1`` forked copies of it;
+* ``in_pool``: other files in batches, read by the workers of one process pool shared by the run;
+  what only this process can read (stdin, a FIFO) is read here and its chunks judged in the pool.
+
+``judge_files`` plans which strategy each file gets. Whatever goes wrong in a worker (killed, out
+of memory) becomes an ``INPUT`` record for what it was judging, never a traceback.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import stat
+from collections import deque
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
+from ._detect import FALLBACK
 from ._fastpath import fast_path_for
-from ._inputs import BLOCK_BYTES, LINES_SUFFIXES, Chunk, is_lines_file, read_chunks, reason
-from ._judge import judge_chunk, wire_module
-from ._records import InputError, Outcome, Record, Verdict
+from ._inputs import (
+    Chunk,
+    is_plain_file,
+    layout_note,
+    peek_layout,
+    read_file,
+    read_range,
+)
+from ._judge import judge_item, wire_module
+from ._records import INPUT, FileStart, Outcome, Record, Settings, Verdict
+from ._walk import LINES, named_layout
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["default_jobs", "judge_files", "prepare"]
+__all__ = ["PARALLEL_MIN_BYTES", "RANGES_MIN_BYTES", "default_jobs", "judge_files", "prepare"]
 
 RANGE_BYTES = 1024 * 1024
+"""A byte range of a big JSONL file: the last one to finish keeps the others idle for little time
+(4 MB ranges cost --jobs 2 about a tenth of its speed-up on 100 MB)."""
+RANGES_MIN_BYTES = 8 * 1024 * 1024
+"""A plain JSONL file this big is split into byte ranges; a smaller one is judged whole by one
+worker (forking for it costs more than it saves)."""
+PARALLEL_MIN_BYTES = 2 * 1024 * 1024
+"""Less input than this (and no stdin) is judged in this process alone: starting workers would
+cost more than they save."""
 
 
-def judge_range(
-    name: str, start: int, end: int, version: str, forced: str | None, strict: bool
-) -> Verdict:
-    """Judge the lines of ``name`` that start in [start, end); line numbers count from 1 at the
-    range's first line. Workers read the file themselves: the parent ships offsets, not data."""
-    documents = invalid = size = lines_before = 0
-    records: list[Record] = []
-    with open(name, "rb") as handle:
-        if start > 0:
-            handle.seek(start - 1)
-            if handle.read(1) != b"\n":
-                start += len(handle.readline())  # the rest of a line of the previous range
-        handle.seek(start)
-        position = start
-        while position < end:
-            block = handle.read(min(BLOCK_BYTES, end - position))
-            if not block:
-                break
-            position += len(block)
-            if not block.endswith(b"\n"):  # finish the line that starts before ``end``
-                block += handle.readline()
-                position = handle.tell()
-            newlines = block.count(b"\n")
-            chunk = Chunk(name, lines_before + 1, block, True, newlines)
-            verdict = judge_chunk(chunk, version, forced, strict)
-            documents += verdict.documents
-            invalid += verdict.invalid
-            size += verdict.size
-            records += verdict.records
-            lines_before += newlines
-    return Verdict(documents, invalid, size, records)
+def fallback(settings: Settings) -> str:
+    """The type a document that cannot be parsed is reported as."""
+    return settings.forced or FALLBACK
 
 
-def parallel_lines(
-    name: str, version: str, forced: str | None, strict: bool, jobs: int
-) -> Iterator[Verdict]:
-    """A plain JSONL file judged by byte ranges in ``jobs`` processes, reported in order.
+def judged(name: str, settings: Settings) -> Iterator[Outcome]:
+    """One file read and judged in this process."""
+    for item in read_file(name, settings, fallback(settings)):
+        yield judge_item(item, settings)
+
+
+def in_order(names: Sequence[str], settings: Settings) -> Iterator[Outcome]:
+    """Every file in this process, one after the other."""
+    for name in names:
+        yield from judged(name, settings)
+
+
+def judge_batch(names: Sequence[str], settings: Settings) -> list[Outcome]:
+    """A pool worker's task: whole files, which the worker reads itself (the parent ships names,
+    not data)."""
+    outcomes: list[Outcome] = []
+    for name in names:
+        outcomes += judged(name, settings)
+    return outcomes
+
+
+def judge_chunk_task(chunk: Chunk, settings: Settings) -> list[Outcome]:
+    """A pool worker's task for a chunk only the parent can read (stdin, a FIFO)."""
+    return [judge_item(chunk, settings)]
+
+
+def judge_range(name: str, start: int, end: int, settings: Settings) -> list[Verdict]:
+    """The lines of ``name`` that start in [start, end), judged; lines count from 1 at the range's
+    first line. Workers read the file themselves: the parent ships offsets, not data."""
+    verdicts = []
+    for item in read_range(name, start, end, settings, fallback(settings)):
+        outcome = judge_item(item, settings)
+        if isinstance(outcome, Verdict):
+            verdicts.append(outcome)
+    return verdicts
+
+
+def _lost(name: str, line: int, what: str) -> Verdict:
+    message = f"a worker process died (killed, or out of memory?) while judging {what}: not judged"
+    return Verdict(0, 0, 0, [Record(name, line, "", "", "", message, INPUT)])
+
+
+def by_ranges(name: str, size: int, settings: Settings, jobs: int) -> Iterator[Verdict]:
+    """A plain JSONL file of ``size`` bytes judged by byte ranges in ``jobs`` processes, reported
+    in order.
 
     The range numbers wait in a pipe; this process and ``jobs - 1`` forked copies of it (which
     inherit the fast path and the validators built) each take the next number until none is
-    left, so all stay busy to the end. Each copy sends its verdicts back when done.
+    left, so all stay busy to the end. Each copy sends its verdicts back when done; the ranges of
+    a copy that died are reported as not judged.
     """
     import pickle
 
-    prepare(version, forced, strict, (True,))
-    total = os.path.getsize(name)
-    # 1 MB ranges: the last one to finish keeps the others idle for little time (4 MB ranges
-    # cost --jobs 2 about a tenth of its speed-up on 100 MB); at most 4096 ranges: their numbers
-    # (16 kB) fit a pipe's buffer before anyone reads
-    count = min(4096, max(jobs * 8, -(-total // RANGE_BYTES)))
-    bounds = [total * index // count for index in range(count + 1)]
+    prepare(settings, (True,))
+    # at most 4096 ranges: their numbers (16 kB) fit a pipe's buffer before anyone reads
+    count = min(4096, max(jobs * 8, -(-size // RANGE_BYTES)))
+    bounds = [size * index // count for index in range(count + 1)]
     tickets_out, tickets_in = os.pipe()
     os.write(tickets_in, b"".join(index.to_bytes(4, "little") for index in range(count)))
     os.close(tickets_in)
 
-    def work() -> dict[int, Verdict | str]:
-        done: dict[int, Verdict | str] = {}
+    def work() -> dict[int, list[Verdict]]:
+        done: dict[int, list[Verdict]] = {}
         while ticket := os.read(tickets_out, 4):  # reads of 4 bytes from a pipe are atomic
             index = int.from_bytes(ticket, "little")
-            try:
-                done[index] = judge_range(
-                    name, bounds[index], bounds[index + 1], version, forced, strict
-                )
-            except (OSError, InputError) as error:
-                done[index] = f"{name}: cannot read ({reason(error)})"
+            done[index] = judge_range(name, bounds[index], bounds[index + 1], settings)
         return done
 
     children: list[tuple[int, int]] = []
@@ -103,7 +134,7 @@ def parallel_lines(
                 os.close(results_out)
                 with os.fdopen(results_in, "wb") as out:
                     pickle.dump(work(), out)
-            except BaseException:  # the parent reports its ranges as missing
+            except BaseException:  # the parent reports its ranges as not judged
                 code = 1
             os._exit(code)
         os.close(results_in)
@@ -111,86 +142,66 @@ def parallel_lines(
     verdicts = work()
     os.close(tickets_out)
     for pid, results_out in children:
-        # a worker that failed sends nothing: its ranges are missing, reported below
-        with os.fdopen(results_out, "rb") as source, suppress(EOFError, pickle.UnpicklingError):
+        # a worker that died sends nothing (or half): its ranges are reported below
+        with os.fdopen(results_out, "rb") as source, suppress(Exception):
             verdicts.update(pickle.load(source))
         os.waitpid(pid, 0)
     line_offset = 0
     for index in range(count):
-        verdict = verdicts.get(index)
-        if not isinstance(verdict, Verdict):
-            raise InputError(verdict or f"{name}: a worker process failed")
-        records = [record._replace(line=record.line + line_offset) for record in verdict.records]
-        line_offset += verdict.documents
-        yield verdict._replace(records=records)
+        found = verdicts.get(index)
+        if found is None:
+            start, end = bounds[index], bounds[index + 1]
+            yield _lost(name, line_offset + 1, f"the lines starting in bytes {start:,}-{end:,}")
+            line_offset += _lines_starting(name, start, end)
+            continue
+        for verdict in found:
+            records = [
+                record._replace(line=record.line + line_offset) if record.line else record
+                for record in verdict.records
+            ]
+            yield verdict._replace(records=records)
+        line_offset += sum(verdict.documents for verdict in found)
 
 
-def _streamed(name: str, version: str, forced: str | None, strict: bool) -> Iterator[Outcome]:
-    """The verdicts on one file, chunk by chunk, ending with the InputError that stops it."""
+def _lines_starting(name: str, start: int, end: int) -> int:
+    """How many lines of a file start in [start, end) (0 if it cannot be read)."""
+    count = int(start == 0)
     try:
-        for chunk in read_chunks(name):
-            yield judge_chunk(chunk, version, forced, strict)
-    except InputError as error:
-        yield error
+        with open(name, "rb") as handle:
+            handle.seek(max(0, start - 1))
+            position = max(0, start - 1)
+            while position < end - 1:
+                data = handle.read(min(RANGE_BYTES, end - 1 - position))
+                if not data:
+                    break
+                count += data.count(b"\n")
+                position += len(data)
+    except OSError:
+        return 0
+    return count
 
 
-def judge_batch(
-    names: Sequence[str], version: str, forced: str | None, strict: bool
-) -> list[Outcome | None]:
-    """A pool worker's task: whole files, which the worker reads itself (the parent ships names,
-    not data), as ``judge_files`` reports them."""
-    outcomes: list[Outcome | None] = []
-    for name in names:
-        outcomes.append(None)
-        outcomes += _streamed(name, version, forced, strict)
-    return outcomes
+class _Task(NamedTuple):
+    """A task in the pool, and what to report if its worker dies."""
+
+    future: Future[list[Outcome]]
+    names: tuple[str, ...]
+    """The files of a batch (each reported as not judged); empty for a chunk."""
+    chunk_file: str = ""
+    chunk_line: int = 0
 
 
-def judge_chunk_task(
-    chunk: Chunk, version: str, forced: str | None, strict: bool
-) -> list[Outcome | None]:
-    """A pool worker's task for a chunk only the parent can read (stdin)."""
-    return [judge_chunk(chunk, version, forced, strict)]
-
-
-def _settled(outcomes: list[Outcome | None]) -> Future[list[Outcome | None]]:
-    """Outcomes known already, queued among the pool's tasks to keep their order."""
-    from concurrent.futures import Future
-
-    done: Future[list[Outcome | None]] = Future()
-    done.set_result(outcomes)
-    return done
-
-
-def judge_files(
-    names: Iterable[str], version: str, forced: str | None, strict: bool, jobs: int
-) -> Iterator[Outcome | None]:
-    """Judge files in order: None as a file starts, then a verdict for each of its chunks in
-    order, or the InputError that ends it.
-
-    With ``jobs`` > 1, a plain JSONL file is split by byte ranges across processes
-    (``parallel_lines``); the other files go to one process pool they all share, in batches of
-    about ``RANGE_BYTES`` (a pool per file, or a task per small file, kept the processes waiting
-    on each other: a task costs the pool about a millisecond); stdin, which only this process can
-    read, goes to the pool chunk by chunk.
+def in_pool(names: Sequence[str], settings: Settings, jobs: int) -> Iterator[Outcome]:
+    """Files judged by a process pool in order: plain files in batches of about
+    ``RANGE_BYTES`` (and at most a quarter of the work per job: many small files spread over all
+    workers), what only this process can read chunk by chunk. Reports come out in input order.
     """
-    if jobs <= 1:
-        for name in names:
-            yield None
-            yield from _streamed(name, version, forced, strict)
-        return
-    from collections import deque
+    from concurrent.futures.process import BrokenProcessPool
 
-    names = list(names)
-    by_ranges = {
-        name
-        for name in names
-        if hasattr(os, "fork") and name != "-" and name.endswith(LINES_SUFFIXES)
-    }
-    # what the pool's files hold: JSONL lines or whole documents (stdin and the like: lines)
-    kinds = {is_lines_file(name) for name in names}
+    sizes = {name: os.path.getsize(name) if is_plain_file(name) else 0 for name in names}
+    batch_limit = max(64 * 1024, min(RANGE_BYTES, sum(sizes.values()) // (4 * jobs)))
     executor: ProcessPoolExecutor | None = None
-    pending: deque[Future[list[Outcome | None]]] = deque()
+    pending: deque[_Task | list[Outcome]] = deque()
     batch: list[str] = []
     batch_bytes = 0
 
@@ -200,68 +211,142 @@ def judge_files(
             # imported only now: it costs 15 ms of start-up that byte ranges do not need
             from concurrent.futures import ProcessPoolExecutor
 
-            prepare(version, forced, strict, tuple(kinds))
+            kinds = tuple({named_layout(name) != "document" for name in names})
+            prepare(settings, kinds)
             executor = ProcessPoolExecutor(max_workers=jobs)
         return executor
 
-    def queued(task: Future[list[Outcome | None]]) -> Iterator[Outcome | None]:
+    def collected(task: _Task | list[Outcome]) -> list[Outcome]:
+        nonlocal executor
+        if isinstance(task, list):
+            return task
+        try:
+            return task.future.result()
+        except BrokenProcessPool:
+            if executor is not None:  # the others' tasks fail too: each reported as lost
+                executor.shutdown(wait=False, cancel_futures=True)
+                executor = None
+            if task.names:
+                outcomes: list[Outcome] = []
+                for name in task.names:
+                    named = named_layout(name)
+                    outcomes += [
+                        FileStart(name, named or LINES, named, False),
+                        _lost(name, 0, "this file"),
+                    ]
+                return outcomes
+            what = f"the lines from {task.chunk_line:,} on"
+            return [_lost(task.chunk_file, task.chunk_line, what)]
+
+    def queued(task: _Task | list[Outcome]) -> Iterator[Outcome]:
         pending.append(task)
         while len(pending) > 2 * jobs:
-            yield from pending.popleft().result()
+            yield from collected(pending.popleft())
 
-    def flushed() -> Iterator[Outcome | None]:
+    def flushed() -> Iterator[Outcome]:
         nonlocal batch, batch_bytes
         if batch:
-            yield from queued(pool().submit(judge_batch, batch, version, forced, strict))
+            future = pool().submit(judge_batch, batch, settings)
+            yield from queued(_Task(future, tuple(batch)))
             batch, batch_bytes = [], 0
 
     try:
         for name in names:
-            if name in by_ranges or name == "-":
-                yield from flushed()
-            if name in by_ranges:
-                while pending:  # the files before it come first
-                    yield from pending.popleft().result()
-                yield None
-                try:
-                    yield from parallel_lines(name, version, forced, strict, jobs)
-                except InputError as error:
-                    yield error
-            elif name == "-":
-                pending.append(_settled([None]))
-                try:
-                    for chunk in read_chunks(name):
-                        task = pool().submit(judge_chunk_task, chunk, version, forced, strict)
-                        yield from queued(task)
-                except InputError as error:
-                    pending.append(_settled([error]))
-            else:
+            if is_plain_file(name):
                 batch.append(name)
-                with suppress(OSError):  # an unreadable file: its task reports it
-                    batch_bytes += os.path.getsize(name)
-                if batch_bytes >= RANGE_BYTES:
+                batch_bytes += sizes[name]
+                if batch_bytes >= batch_limit:
                     yield from flushed()
+                continue
+            yield from flushed()
+            for item in read_file(name, settings, fallback(settings)):
+                if isinstance(item, Chunk):
+                    future = pool().submit(judge_chunk_task, item, settings)
+                    yield from queued(_Task(future, (), name, item.first_line))
+                else:
+                    yield from queued([item])
         yield from flushed()
         while pending:
-            yield from pending.popleft().result()
+            yield from collected(pending.popleft())
     finally:
         if executor is not None:
             executor.shutdown(cancel_futures=True)
 
 
-def prepare(
-    version: str, forced: str | None, strict: bool, kinds: tuple[bool, ...] = (True, False)
-) -> None:
+def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None] | None:
+    """(size, named layout) when ``name`` is a plain, uncompressed JSONL file big enough to split
+    into byte ranges; None otherwise."""
+    if not hasattr(os, "fork") or not is_plain_file(name):
+        return None
+    try:
+        size = os.path.getsize(name)
+    except OSError:
+        return None  # reading it will report the problem
+    if size < RANGES_MIN_BYTES:
+        return None
+    seen = peek_layout(name, settings)
+    if seen is None or seen[0] != LINES or seen[2]:
+        return None
+    return size, seen[1]
+
+
+def _little(names: Sequence[str]) -> bool:
+    """Whether the inputs are regular files of less than ``PARALLEL_MIN_BYTES`` in all (as
+    stored: one stat each, no file opened; a small gzip that expands a lot is judged in this
+    process, never slower than one job)."""
+    total = 0
+    for name in names:
+        try:
+            status = os.stat(name) if name != "-" else None
+        except OSError:
+            continue  # reading it will report the problem
+        if status is None or not stat.S_ISREG(status.st_mode):
+            return False
+        total += status.st_size
+        if total >= PARALLEL_MIN_BYTES:
+            return False
+    return True
+
+
+def judge_files(names: Sequence[str], settings: Settings, jobs: int) -> Iterator[Outcome]:
+    """Judge files in order: a ``FileStart`` as each file begins, then the verdicts on its chunks
+    in order. With ``jobs`` > 1, a big plain JSONL file is split into byte ranges, other files go
+    to one process pool; too little input is judged here alone."""
+    if jobs <= 1 or _little(names):
+        yield from in_order(names, settings)
+        return
+    others: list[str] = []
+    for name in names:
+        plan = _ranges_plan(name, settings)
+        if plan is None:
+            others.append(name)
+            continue
+        if others:  # the files before it come first
+            yield from in_pool(others, settings, jobs)
+            others = []
+        size, named = plan
+        yield FileStart(name, LINES, named, False)
+        note = layout_note(name, LINES, named)
+        if note is not None:
+            yield Verdict(0, 0, 0, [note])
+        yield from by_ranges(name, size, settings, jobs)
+    if others:
+        yield from in_pool(others, settings, jobs)
+
+
+def prepare(settings: Settings, kinds: tuple[bool, ...] = (True, False)) -> None:
     """Build the fast paths (``kinds``: for lines, for whole documents) and, when some are
     missing, the validators, before worker processes fork, so that each inherits them built."""
     import gc
 
-    if strict or any(fast_path_for(version, forced, lines=lines) is None for lines in kinds):
+    if settings.strict or any(
+        fast_path_for(settings.version, settings.forced, lines=lines) is None for lines in kinds
+    ):
         # many documents need loads; else few, if any, do and a worker builds its validator then
         from phi_wire.base import adapter
 
-        wire = wire_module(version)
-        for name in {forced or "AgentEvent", "AgentMessage", "Session"}:
+        wire = wire_module(settings.version)
+        for name in {settings.forced or "AgentEvent", "AgentMessage", "Session"}:
             adapter(getattr(wire, name))
     gc.freeze()  # forked workers then leave the inherited objects' pages shared (no GC writes)
 

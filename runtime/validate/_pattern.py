@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, NamedTuple
 
 from phi_wire.base import (
@@ -276,26 +276,26 @@ class _Compiler:
                 schema = self.definitions[schema["schema_ref"]]
         return schema
 
-    def first_keys(self, schema: dict[str, Any], tag: str | None = None) -> set[str]:
-        """The keys a matching document can start with ("" when it may not be an object)."""
+    def key_sets(
+        self, schema: dict[str, Any], tag: str | None = None
+    ) -> list[tuple[frozenset[str], frozenset[str]] | None]:
+        """The top-level keys of the documents that can match, per variant: (required, optional)
+        pairs, and None for a variant that may not be an object."""
         schema = self.resolve(schema)
         kind = schema["type"]
         if kind == "model":
-            keys = set()
-            for member in self.fields(schema, sorted_keys=_sorts_keys(schema)):
-                keys.add(member.key)
-                if member.required or member.key == tag:
-                    return keys
-            return keys | {""}
+            members = self.fields(schema, sorted_keys=_sorts_keys(schema))
+            required = frozenset(m.key for m in members if m.required or m.key == tag)
+            return [(required, frozenset(m.key for m in members) - required)]
         if kind == "tagged-union":
             tag = schema["discriminator"]
-            return set().union(*(self.first_keys(c, tag) for c in schema["choices"].values()))
+            return [keys for c in schema["choices"].values() for keys in self.key_sets(c, tag)]
         if kind == "union":
             items = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
-            return set().union(*(self.first_keys(c) for c in items))
+            return [keys for c in items for keys in self.key_sets(c)]
         if kind in {"nullable", "default"} or kind.startswith("function-"):
-            return self.first_keys(schema["schema"]) | ({""} if kind == "nullable" else set())
-        return {""}
+            return self.key_sets(schema["schema"]) + ([None] if kind == "nullable" else [])
+        return [None]
 
     def compile(self, schema: dict[str, Any], sorted_keys: bool, tag: str | None = None) -> Seq:
         if schema["type"] == "definition-ref":
@@ -386,11 +386,11 @@ class _Compiler:
         return members
 
 
-def _type_seq(tp: Any) -> tuple[Seq, set[str]]:
+def _type_seq(tp: Any) -> tuple[Seq, list[tuple[frozenset[str], frozenset[str]] | None]]:
     compiler = _Compiler()
     schema: dict[str, Any] = dict(adapter(tp).core_schema)
     seq = compiler.compile(schema, sorted_keys=False)
-    return seq, compiler.first_keys(schema)
+    return seq, compiler.key_sets(schema)
 
 
 def _lines_pattern(document: bytes) -> bytes:
@@ -398,18 +398,22 @@ def _lines_pattern(document: bytes) -> bytes:
 
 
 def build_pattern(
-    version: str, types: Sequence[str], detect: Callable[[str], str | None] | None
+    version: str,
+    types: Sequence[str],
+    detect: Callable[[Collection[str], Collection[str]], str | None] | None,
 ) -> bytes:
     """The expression for documents of ``types``, one per line (b"" when none can be expressed;
-    with ``detect``, only the types whose first keys ``detect`` maps back to them)."""
+    with ``detect``, only the types that ``detect`` gives every document of, from its required
+    and optional keys; a document that may not be an object is detected as ``detect((), ())``
+    would not tell, so such a type is left out)."""
     wire = find(version).load()
     seqs = []
     for name in types:
         try:
-            seq, first_keys = _type_seq(getattr(wire, name))
+            seq, key_sets = _type_seq(getattr(wire, name))
         except Unsupported:
             continue
-        if detect is not None and any(detect(key) != name for key in first_keys):
+        if detect is not None and any(keys is None or detect(*keys) != name for keys in key_sets):
             continue  # a document of this type could be detected as another one
         seqs.append(seq)
     return _lines_pattern(_group(_alt(seqs))) if seqs else b""

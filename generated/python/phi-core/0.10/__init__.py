@@ -243,11 +243,16 @@ name), bundled from ``schemas/phi-core/0.10``."""
 user_message = UserMessage.user
 """``Message::user(text)``: a user message with one text block, stamped now."""
 
+WIRE_TYPES = tuple(__all__)
+"""The names the schemas define (``phi-wire types`` lists them; ``--type`` takes one): the
+generated ``__all__`` before the API's own names join it."""
+
 __all__ += [
     "FORMAT",
     "OVERFLOW_PHRASES",
     "PHI_CORE_VERSION",
     "VERSION",
+    "WIRE_TYPES",
     "CostRates",
     "MessageAccumulator",
     "Problem",

@@ -1,0 +1,163 @@
+"""Which files a run reads: the paths named, and under each folder named the files whose names
+say JSON (``.json``, ``.jsonl``, ``.ndjson``, each optionally ``.gz``, in any letter case), in
+sorted order.
+
+Under a folder, hidden entries (a name starting with ``.``: ``.git``, ``.venv``,
+``.hypothesis``...) and vendored folders (``node_modules``, ``__pycache__``, ``site-packages``,
+and any folder holding a Python environment's ``pyvenv.cfg``) are skipped unless
+``all_folders``; a path named explicitly is always read. What cannot be walked is reported, never
+skipped in silence: a path that does not exist, a folder that cannot be read, a symbolic link that
+leads back into a folder it is in, a folder named that holds nothing to read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+
+from ._records import INPUT, NOTE, Record
+
+__all__ = [
+    "DOCUMENT",
+    "LINES",
+    "SKIPPED_FOLDERS",
+    "Walk",
+    "is_json_name",
+    "named_layout",
+]
+
+LINES = "lines"
+"""One document per line (JSONL)."""
+DOCUMENT = "document"
+"""The whole file is one document."""
+
+_DOCUMENT_SUFFIXES = (".json",)
+_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+SKIPPED_FOLDERS = frozenset(
+    {"node_modules", "__pycache__", "site-packages", "dist-packages", "bower_components"}
+)
+"""Folders of other people's files, skipped under a folder (as are hidden ones and Python
+environments) unless ``all_folders``."""
+
+
+def named_layout(name: str) -> str | None:
+    """The layout a file's name says: ``LINES`` for .jsonl/.ndjson, ``DOCUMENT`` for .json
+    (either optionally .gz, in any letter case); None for other names and stdin."""
+    base = name.lower().removesuffix(".gz")
+    if base.endswith(_LINES_SUFFIXES):
+        return LINES
+    if base.endswith(_DOCUMENT_SUFFIXES):
+        return DOCUMENT
+    return None
+
+
+def is_json_name(name: str) -> bool:
+    return named_layout(name) is not None
+
+
+def _folder_id(status: os.stat_result) -> tuple[int, int]:
+    return status.st_dev, status.st_ino
+
+
+class Walk:
+    """The files to read (names in order) and what could not be walked (records)."""
+
+    def __init__(self, paths: Iterable[str], all_folders: bool = False) -> None:
+        self.all_folders = all_folders
+        self.entries: list[str | Record] = []
+        """File names (``-`` for stdin) and ``INPUT``/``NOTE`` records, in the order found."""
+        for name in paths:
+            self._add(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [entry for entry in self.entries if isinstance(entry, str)]
+
+    @property
+    def records(self) -> list[Record]:
+        return [entry for entry in self.entries if isinstance(entry, Record)]
+
+    def _add(self, name: str) -> None:
+        if name == "-":
+            self.entries.append(name)
+            return
+        try:
+            status = os.stat(name)
+        except OSError as error:
+            reason = "no such file or folder" if isinstance(error, FileNotFoundError) else None
+            self._error(name, reason or f"cannot read ({error.strerror or error})")
+            return
+        if not stat.S_ISDIR(status.st_mode):
+            self.entries.append(name)
+            return
+        before = len(self.entries)
+        skipped: list[str] = []
+        self._walk(name, [_folder_id(status)], {_folder_id(status): name}, skipped)
+        if not any(isinstance(entry, str) for entry in self.entries[before:]):
+            more = ""
+            if skipped:
+                shown = ", ".join(os.path.basename(folder) for folder in skipped[:3])
+                more = f"; skipped {len(skipped)} hidden or vendored: {shown}" + (
+                    "..." if len(skipped) > 3 else ""
+                )
+            self._error(
+                name,
+                f"nothing to validate: no .json, .jsonl or .ndjson files in this folder{more}",
+            )
+
+    def _error(self, name: str, message: str, kind: str = INPUT) -> None:
+        self.entries.append(Record(name, 0, "", "", "", message, kind))
+
+    def _skipped(self, entry: os.DirEntry[str]) -> bool:
+        if self.all_folders:
+            return False
+        if entry.name.startswith(".") or entry.name in SKIPPED_FOLDERS:
+            return True
+        return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
+
+    def _walk(
+        self,
+        folder: str,
+        ancestors: list[tuple[int, int]],
+        seen: dict[tuple[int, int], str],
+        skipped: list[str],
+    ) -> None:
+        """Depth first, entries sorted by name (the order of sorted full paths)."""
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as error:
+            self._error(folder, f"cannot read folder ({error.strerror or error})")
+            return
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()  # through symbolic links
+            except OSError:
+                is_folder = False
+            if not is_folder:
+                if is_json_name(entry.name) and (
+                    self.all_folders or not entry.name.startswith(".")
+                ):
+                    self.entries.append(entry.path)
+                continue
+            if self._skipped(entry):
+                skipped.append(entry.path)
+                continue
+            try:
+                identity = _folder_id(entry.stat())
+            except OSError as error:
+                self._error(entry.path, f"cannot read folder ({error.strerror or error})")
+                continue
+            if identity in ancestors:
+                self._error(
+                    entry.path,
+                    f"symbolic link loop: leads back to {seen[identity]}, not followed",
+                )
+                continue
+            if identity in seen:
+                self._error(entry.path, f"the same folder as {seen[identity]}: read once", NOTE)
+                continue
+            seen[identity] = entry.path
+            self._walk(entry.path, [*ancestors, identity], seen, skipped)

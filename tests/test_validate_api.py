@@ -1,0 +1,100 @@
+"""The validator as a library (phi_wire.validate.validate): what another program, or a runner
+spread over many machines, gets from it without the command line."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from phi_wire.validate import (
+    DEFAULT_MAX_DOCUMENT_BYTES,
+    DEFAULT_MAX_PROBLEMS,
+    DOCUMENT,
+    INPUT,
+    LINES,
+    MORE,
+    NOTE,
+    PROBLEM,
+    UnknownType,
+    validate,
+    wire_types,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENTS = (ROOT / "examples" / "events.jsonl").read_bytes()
+SESSION = (ROOT / "examples" / "session.json").read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def test_records_files_and_tally(tmp_path: Path) -> None:
+    """Every record names its file; input errors are records too (with their file and line),
+    each file has a summary with the layout and compression recognised."""
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(EVENTS + b'{"type":"TurnStart"}\n'))
+    (tmp_path / "b.jsonl").write_bytes(SESSION)  # a pretty document under a JSONL name
+    (tmp_path / "c.json").write_bytes(b"\xff\xfe{}")
+    missing = str(tmp_path / "missing.json")
+    run = validate([str(tmp_path), missing], version="0.10")
+    records = list(run)
+    assert run.complete
+    by_kind = {kind: [r for r in records if r.kind == kind] for kind in (PROBLEM, INPUT, NOTE)}
+    assert {(r.file, r.line) for r in by_kind[PROBLEM]} == {(str(tmp_path / "a.jsonl.gz"), 18)}
+    assert (by_kind[INPUT][0].file, by_kind[INPUT][0].message) == (
+        missing,
+        "no such file or folder",
+    )
+    assert (
+        by_kind[INPUT][1].file == str(tmp_path / "c.json")
+        and "not UTF-8" in by_kind[INPUT][1].message
+    )
+    assert [r.file for r in by_kind[NOTE]] == [str(tmp_path / "b.jsonl")]
+    summaries = {Path(f.file).name: f for f in run.files}
+    assert summaries["a.jsonl.gz"].gzip and summaries["a.jsonl.gz"].layout == LINES
+    assert (summaries["a.jsonl.gz"].documents, summaries["a.jsonl.gz"].invalid) == (18, 1)
+    assert summaries["b.jsonl"].layout == DOCUMENT and summaries["b.jsonl"].named == LINES
+    assert summaries["b.jsonl"].valid == 1 and summaries["c.json"].input_errors == 1
+    tally = run.tally
+    assert (tally.files, tally.documents, tally.valid, tally.invalid) == (3, 20, 18, 2)
+    assert len(tally.input_errors) == 2 and tally.problems == len(by_kind[PROBLEM]) > 1
+
+
+def test_limits_are_parameters(tmp_path: Path) -> None:
+    loops = SESSION.replace(b'"loops": [', b'"loops": [{}, {}, {}, ', 1)
+    path = tmp_path / "s.json"
+    path.write_bytes(loops)
+    records = list(validate([str(path)], max_problems=2))
+    assert [r.kind for r in records] == [PROBLEM, PROBLEM, MORE]
+    assert records[-1].omitted > 0
+    run = validate([str(path)], max_document_bytes=1000)
+    refused = list(run)
+    assert [r.kind for r in refused] == [INPUT] and run.tally.unjudged == 1
+    assert run.tally.valid == 0 and run.tally.invalid == 0
+    assert DEFAULT_MAX_PROBLEMS == 100 and DEFAULT_MAX_DOCUMENT_BYTES == 128 * 1024 * 1024
+
+
+def test_bad_arguments_raise_value_errors() -> None:
+    """Only wire types are types (item 11); counts must be positive; the version must exist."""
+    assert "AgentEvent" in wire_types("0.10") and "CostRates" not in wire_types("0.10")
+    for name in ("CostRates", "MessageAccumulator", "WireError", "Nope"):
+        with pytest.raises(UnknownType):
+            validate(["x"], type=name)
+    with pytest.raises(ValueError):
+        validate(["x"], max_problems=0)
+    with pytest.raises(ValueError):
+        validate(["x"], version="9.9")
+
+
+def test_stopping_early_leaves_the_run_incomplete(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"type":"TurnStart"}\n' * 10)
+    run = validate([str(path)])
+    for _ in run:
+        break
+    assert not run.complete
