@@ -372,11 +372,17 @@ def _decimal(event_id: str | None) -> int | None:
     return None
 
 
+def _article(word: str) -> str:
+    """English's indefinite article before ``word`` (by its first letter: "an 'AgentStart'")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _check_name(sse: ServerSentEvent, event: Any) -> None:
     """The ``event:`` field, when the server set one, must name the data's ``type``."""
     name = getattr(event, "type", None)
     if sse.event not in {"", "message"} and isinstance(name, str) and sse.event != name:
-        message = f"the SSE event name is {sse.event!r} but the data is a {name!r} event"
+        data = f"{_article(name)} {name!r} event"
+        message = f"the SSE event name is {sse.event!r} but the data is {data}"
         raise WireError(type(event).__name__, "/type", message)
 
 
