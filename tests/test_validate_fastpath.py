@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 from corpus import fixtures_root, manifest
 
+from phi_wire.fastpath import _cache, _compact, _pattern
 from phi_wire.formats import find
-from phi_wire.validate import _cache, _compact, _detect, _fastpath, _pattern
+from phi_wire.validate import _detect, _fastpath
 from phi_wire.validate._fastpath import FastPath, fast_path
 
 VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
@@ -344,7 +345,7 @@ def test_the_compiled_code_is_cached_and_reloaded(private_cache: Path) -> None:
     assert again is not None
     for document in (b'{"input":1,"output":2}', b'{"input":1}', b'{"output":1,"input":2}'):
         assert again.unmatched(document) == cached.unmatched(document)
-    for file in files:  # a damaged cache is ignored, never trusted (tests/test_validate_cache.py)
+    for file in files:  # a damaged cache is ignored, never trusted (tests/test_fastpath_cache.py)
         file.write_bytes(file.read_bytes()[:-64] + b"\xff" * 64)
     assert fast_path("0.8", ["Usage"], None, build=False) is None
     rebuilt = fast_path("0.8", ["Usage"], None, build=True)

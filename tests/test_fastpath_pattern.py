@@ -1,4 +1,4 @@
-"""Non-ASCII text on the fast path (runtime/validate/_pattern.py, _utf8.py, _fastpath.py).
+"""Non-ASCII text on the fast path (runtime/fastpath/_pattern.py, _utf8.py, __init__.py).
 
 The expression takes the bytes >= 0x80 inside strings in runs, and UTF-8 is checked once per block
 by Python's strict decoder. These tests check that verdicts stay exactly those of ``loads`` for
@@ -18,7 +18,8 @@ from corpus import fixtures_root
 from hypothesis import given
 from hypothesis import strategies as st
 
-from phi_wire.validate import _compact, _fastpath, _judge, _utf8
+from phi_wire.fastpath import _compact, _utf8
+from phi_wire.validate import _fastpath, _judge
 from phi_wire.validate._fastpath import FastPath
 from phi_wire.validate._inputs import Chunk
 from phi_wire.validate._records import INPUT, Settings, Verdict

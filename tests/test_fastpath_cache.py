@@ -1,4 +1,4 @@
-"""The fast path's cache (runtime/validate/_cache.py, _private.py) can never change a verdict.
+"""The fast path's cache (runtime/fastpath/_cache.py, _private.py) can never change a verdict.
 
 Each attack of issue 10's defect 20 is played here: an entry replaced by the compiled form of
 ``(?s).*``, a one-byte change, a folder another user owns, a group- or world-writable folder, a
@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from phi_wire.cli import main
-from phi_wire.validate import _cache, _fastpath, validate
+from phi_wire.fastpath import _cache
+from phi_wire.validate import _fastpath, validate
 from phi_wire.validate._fastpath import fast_path
 
 if sys.implementation.name != "cpython":  # pragma: no cover - the cache is CPython's alone

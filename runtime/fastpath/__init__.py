@@ -1,0 +1,95 @@
+"""``phi_wire.fastpath``: one regular expression, compiled from the models, that vouches for the
+documents phi-core writes, at C speed and with no Python work per document.
+
+The expression (``_pattern``) is compiled from a wire type's own pydantic-core schema and matches
+only a *subset* of what ``loads`` accepts: the compact form phi-core writes. A document it matches
+is valid; any other one must be judged by ``loads``, so using the fast path can make a program
+slower, never change a verdict. JSONL lines are matched as they are; a whole document, such as a
+pretty session file, is matched in its compact form (``_compact``). The expression takes the bytes
+>= 0x80 inside strings as they come; their UTF-8 is checked once per block (``_utf8``). The
+compiled expression is cached between runs in a private folder whose content can never change a
+verdict (``_cache``, ``_private``).
+
+Used by ``phi_wire.validate`` (which lines of a file need ``loads``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+
+from ._compact import compact
+from ._utf8 import lines_not_utf8
+
+__all__ = ["Detect", "FastPath", "compact", "fast_path"]
+
+Detect = Callable[[Collection[str], Collection[str]], str | None]
+"""How documents' types are told apart: from a type's required and optional keys, the type every
+document with those keys is taken for (None: it depends). With it, a type joins the expression only
+if the documents it matches are all taken for it (see ``phi_wire.validate``'s detection)."""
+
+
+class FastPath:
+    """Finds, in a block of JSONL lines, the ones the pattern does not vouch for; vouches for
+    whole (pretty) documents."""
+
+    def __init__(self, lines: re.Pattern[bytes]) -> None:
+        self.lines = lines
+        """Matches as many whole valid lines as follow the start position."""
+
+    def unmatched(self, block: bytes) -> list[int]:
+        """Start offsets of the lines of ``block`` (whole lines, the last one may lack its
+        newline) that must be judged exactly."""
+        bad: list[int] = []
+        position = 0
+        size = len(block)
+        while position < size:
+            found = self.lines.match(block, position)
+            end = found.end() if found is not None else position
+            if end >= size:
+                break
+            bad.append(end)
+            newline = block.find(b"\n", end)
+            position = size if newline == -1 else newline + 1
+        not_utf8 = lines_not_utf8(block)
+        return sorted({*bad, *not_utf8}) if not_utf8 else bad
+
+    def vouches(self, document: bytes) -> bool:
+        """Whether one whole document (pretty or compact) is surely valid."""
+        compacted = compact(document)
+        # no newline left (JSON strings hold none raw): the line pattern matches exactly one
+        # document, or none at all (the empty text, which is not one)
+        if not compacted or b"\n" in compacted:
+            return False
+        return self.lines.fullmatch(compacted) is not None and not lines_not_utf8(compacted)
+
+
+def fast_path(
+    version: str,
+    types: Sequence[str],
+    detect: Detect | None,
+    build: bool,
+) -> FastPath | None:
+    """The fast path for documents of ``types`` (with ``detect``: only the types that ``detect``
+    gives every document of, from its keys). Loaded from the cache,
+    else built when ``build`` is true (it takes about a second), else None; None too when no type
+    can be expressed."""
+    from . import _cache
+
+    path = _cache.cache_path(version, types, detect is not None)
+    if path is not None:
+        if _cache.inexpressible(path):
+            return None
+        cached = _cache.load_cached(path)
+        if cached is not None:
+            return FastPath(cached)
+    if not build:
+        return None
+    from ._pattern import build_pattern  # imports pydantic and the models
+
+    pattern = build_pattern(version, types, detect)
+    if not pattern:
+        if path is not None:
+            _cache.mark_inexpressible(path)
+        return None
+    return FastPath(_cache.compile_cached(pattern, path))
