@@ -29,6 +29,7 @@ from ._error_translation import from_json_validation_error
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
+from ._shortcut import NOT_VOUCHED, vouched
 from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
@@ -91,6 +92,9 @@ def loads(
     (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
     invalid item only (same verdict; the problems after it are not looked for).
     """
+    value = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
+    if value is not NOT_VOUCHED:
+        return value
     name = type_name(tp)
     raw = _as_text(data, name)
     if too_deep(raw):  # first: the scan below then cannot run out of recursion

@@ -1,0 +1,284 @@
+"""``loads``' fast path: a document that the fast path's expression vouches for goes straight to
+pydantic-core, without the serde checks that only an unusual document needs.
+
+Serde fact it rests on: what phi-core writes is compact JSON in one key order, with short numbers
+and canonical timestamps. The fast path's expression (``phi_wire.fastpath``, compiled from the
+type's own pydantic-core schema with ``exact_values``) matches only such documents, and a document
+it matches, with UTF-8 bytes, has no repeated key, no number that serde reads differently from
+Python, no nesting near serde's limit, no sequence form, no escaped borrowed string (phi-core has
+none) and only canonical timestamps. So ``loads``' checks would find nothing, and pydantic-core's
+value is ``loads``' value: it is returned at once. Any other document takes ``loads``' exact path,
+as does one that pydantic-core would reject after all (the expression is then wrong, not the
+verdict).
+
+The validator used is the type's own, with each validator function that declares a replacement for
+vouched documents (``_marks.vouched_form``: timestamps, ``serde_json::Value`` fields, LlmMessage's
+lenient metadata) replaced by that pydantic-core schema, so that no Python code runs for them.
+
+When (compiling a type's expression takes 0.2-3 s, which a program that reads a few documents
+must not pay, and a stream reader must not wait for): only for the public types of phi-core's
+version modules (``phi_wire.v0_8.AgentEvent``...; clark-agent and Operator-Use types always take
+the exact path, their serde facts being ones the expression does not cover). A type's first
+document looks for its expression in the fast path's private cache (a few milliseconds, once); if
+it is not there, the type's ``BUILD_AFTER`` th document starts building it in a background thread
+(and caches it for later processes). No call ever waits for it: documents keep taking the exact
+path until it is ready. ``prepare(tp)`` builds it at once, for programs that know they will read
+many. ``ENABLED`` switches the whole fast path off (tests and benchmarks compare both ways).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from pydantic import ValidationError
+from pydantic_core import SchemaValidator
+
+from ._marks import VOUCHED_FORM
+from .fastpath import is_utf8
+from .formats import VERSIONS
+
+__all__ = [
+    "BUILD_AFTER",
+    "ENABLED",
+    "NOT_VOUCHED",
+    "Shortcut",
+    "prepare",
+    "shortcut_for",
+    "vouched",
+]
+
+BUILD_AFTER = 10_000
+"""Documents of one type that a process judges the exact way before it builds the type's
+expression: some 0.3-0.5 s of work for AgentEvent events, about what the build costs (on another
+thread)."""
+
+ENABLED = True
+"""False: every document takes ``loads``' exact path."""
+
+NOT_VOUCHED: Any = object()
+"""What ``vouched`` returns for a document that must be judged exactly."""
+
+_PHI_CORE = tuple(entry for entry in VERSIONS if entry.format == "phi-core")
+
+
+class Shortcut:
+    """One wire type's fast path: ``judge`` once its expression and validator exist."""
+
+    __slots__ = ("builder", "failure", "judge", "lock", "looked", "name", "seen", "tp", "version")
+
+    def __init__(self, tp: Any, version: str | None, name: str) -> None:
+        self.tp = tp  # held: it keeps its id unique
+        self.version = version
+        """The phi-core version whose public module names ``tp``; None: no fast path."""
+        self.name = name
+        self.judge: Callable[[Any], Any] | None = None
+        """``loads(tp, data)`` for a document the expression vouches for, else ``NOT_VOUCHED``."""
+        self.seen = 0
+        self.looked = False
+        self.lock = threading.Lock()
+        self.builder: threading.Thread | None = None
+        self.failure: BaseException | None = None
+        """Why building failed (the type then takes the exact path for good)."""
+
+    def enable(self, build: bool) -> bool:
+        """Load the expression from the cache (or, with ``build``, build it); whether the fast
+        path is now on."""
+        with self.lock:
+            if self.judge is None and self.version is not None:
+                self.judge = self._load(build)
+        return self.judge is not None
+
+    def _load(self, build: bool) -> Callable[[Any], Any] | None:
+        from phi_wire.fastpath import fast_path
+
+        from ._codec import adapter
+
+        found = fast_path(self.version or "", [self.name], None, build, exact_values=True)
+        if found is None:
+            return None
+        typed = adapter(self.tp)
+        if type(typed.validator) is not SchemaValidator:
+            typed.rebuild()  # a model's deferred validator, not yet built
+        validator = _vouched_validator(typed.validator)
+        if validator is None:
+            self.version = None  # pydantic's validator is not one this module knows: no fast path
+            return None
+        return _judge(found.lines.fullmatch, validator.validate_json)
+
+    def count(self) -> Any:
+        """Bookkeeping for a document judged the exact way: the cache is looked at on the first
+        one, a build started on the ``BUILD_AFTER`` th. Returns ``NOT_VOUCHED``."""
+        if not ENABLED or self.version is None:
+            return NOT_VOUCHED
+        if not self.looked:
+            self.looked = True
+            self.enable(build=False)
+            return NOT_VOUCHED
+        self.seen += 1
+        if self.seen >= BUILD_AFTER and self.builder is None:
+            self.start_building()
+        return NOT_VOUCHED
+
+    def start_building(self) -> None:
+        """Build the expression on a daemon thread (what it imports is imported here first: a
+        fork meanwhile must not leave the child an import lock held by a thread it lacks)."""
+        from phi_wire.fastpath import preload
+
+        preload()
+        self.builder = threading.Thread(
+            target=self._build, name=f"phi-wire fast path for {self.name}", daemon=True
+        )
+        self.builder.start()
+
+    def _build(self) -> None:
+        try:
+            self.enable(build=True)
+        except Exception as error:  # an optimisation that failed: the exact path stays
+            self.failure, self.version = error, None
+
+    def forked(self) -> None:
+        """In a child process: the building thread was not copied, nor may its lock be held."""
+        self.lock = threading.Lock()
+        if self.judge is None and self.builder is not None:
+            self.builder, self.seen = None, 0
+
+
+def _judge(match: Callable[[bytes], object], validate: Callable[..., Any]) -> Callable[[Any], Any]:
+    """The fast path's work per document: the checks of ``FastPath.vouches_line``, then
+    pydantic-core (kept in one function: every attribute or call saved shows per event)."""
+
+    def judge(data: Any) -> Any:
+        if type(data) is bytes:
+            raw, utf8 = data, False
+        elif isinstance(data, str):
+            try:
+                raw, utf8 = data.encode("utf-8"), True
+            except UnicodeEncodeError:  # a lone surrogate: the exact path says so
+                return NOT_VOUCHED
+        else:
+            raw, utf8 = bytes(data), False
+        if not raw or not ENABLED:
+            return NOT_VOUCHED
+        if b"\n" in raw and raw.find(b"\n", 0, len(raw) - 1) != -1:
+            return NOT_VOUCHED  # more than one line
+        if match(raw) is None or not (utf8 or raw.isascii() or is_utf8(raw)):
+            return NOT_VOUCHED
+        try:
+            return validate(raw, strict=True, by_alias=True, by_name=False)
+        except ValidationError:  # the expression vouched wrongly: never trust it, judge exactly
+            return NOT_VOUCHED
+
+    return judge
+
+
+_SHORTCUTS: dict[int, Shortcut] = {}
+
+
+def _public_name(tp: Any) -> tuple[str | None, str]:
+    """(version, name) when ``tp`` is a public type of a phi-core version module; else
+    (None, "")."""
+    module = getattr(tp, "__module__", None)
+    name = getattr(tp, "__name__", None)
+    if not isinstance(module, str) or not isinstance(name, str):
+        return None, ""
+    for entry in _PHI_CORE:
+        if module == entry.module or module.startswith(entry.module + "."):
+            public = sys.modules.get(entry.module)
+            if public is not None and getattr(public, name, None) is tp:
+                return entry.version, name
+    return None, ""
+
+
+def shortcut_for(tp: Any) -> Shortcut:
+    """The fast path of ``tp`` (made on first use; by identity, as ``adapter`` keeps types)."""
+    entry = _SHORTCUTS.get(id(tp))
+    if entry is None or entry.tp is not tp:
+        version, name = _public_name(tp)
+        entry = _SHORTCUTS[id(tp)] = Shortcut(tp, version, name)
+    return entry
+
+
+def prepare(tp: Any) -> bool:
+    """Load or build ``tp``'s fast path now (what benchmarks and long-running readers may do
+    before the first document); whether it is on."""
+    return shortcut_for(tp).enable(build=True)
+
+
+def _after_fork_in_child() -> None:
+    for entry in list(_SHORTCUTS.values()):
+        entry.forked()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def vouched(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
+    """``loads(tp, data)`` when the fast path vouches for ``data``, else ``NOT_VOUCHED``."""
+    entry = _SHORTCUTS.get(id(tp))
+    if entry is None or entry.tp is not tp:
+        entry = shortcut_for(tp)
+    judge = entry.judge
+    return entry.count() if judge is None else judge(data)
+
+
+def _vouched_validator(validator: Any) -> SchemaValidator | None:
+    """pydantic-core's validator for the type, its validator functions that declare a vouched
+    form replaced by that form; None when ``validator`` is not a plain ``SchemaValidator``
+    (pydantic plugins wrap it) whose schema and config it can read back."""
+    if type(validator) is not SchemaValidator:
+        return None
+    reduced: Any = validator.__reduce__()  # pickling's: (SchemaValidator, (schema, config, ...))
+    if not isinstance(reduced, tuple) or len(reduced) != 2 or reduced[0] is not SchemaValidator:
+        return None
+    arguments = reduced[1]
+    if not isinstance(arguments, tuple) or len(arguments) < 2:
+        return None
+    schema, config = arguments[0], arguments[1]
+    if not isinstance(schema, dict) or not isinstance(config, dict | None):
+        return None
+    definitions: dict[str, Any] = {}
+    _collect_definitions(schema, definitions)
+    return SchemaValidator(_with_vouched_forms(schema, definitions), cast(Any, config))
+
+
+def _collect_definitions(node: Any, found: dict[str, Any]) -> None:
+    """Every schema of ``node`` that a ``definition-ref`` may name, by its ref."""
+    if isinstance(node, Mapping):
+        if node.get("type") == "definitions":
+            for item in node.get("definitions", ()):
+                found[item["ref"]] = item
+        for value in node.values():
+            _collect_definitions(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _collect_definitions(item, found)
+
+
+_KEPT = ("ref", "metadata", "serialization")
+"""What a replaced function's node says about itself rather than about validation."""
+
+
+def _with_vouched_forms(node: Any, definitions: Mapping[str, Any]) -> Any:
+    """A copy of a core schema with every function that declares a vouched form replaced."""
+    if isinstance(node, Mapping):
+        kind = node.get("type")
+        if isinstance(kind, str) and kind.startswith("function-") and "schema" in node:
+            function = node.get("function")
+            if isinstance(function, Mapping):
+                function = function.get("function")
+            form = getattr(function, VOUCHED_FORM, None)
+            if form is not None:
+                replaced = form(_with_vouched_forms(node["schema"], definitions), definitions)
+            if form is not None and replaced is not None:
+                replaced = dict(replaced)
+                replaced.update((key, node[key]) for key in _KEPT if key in node)
+                return replaced
+        return {key: _with_vouched_forms(value, definitions) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_with_vouched_forms(item, definitions) for item in node]
+    return node
