@@ -4,6 +4,7 @@
                               [--max-errors N] [--quiet] [--jobs N]
     phi-wire schema T [--version 0.10]
     phi-wire types [--version 0.10]
+    phi-wire schema-diff OLD NEW [--format text|json] [--fail-on any|old-readers|new-readers|none]
 
 ``validate`` reads files, folders and ``-`` (stdin): ``.json`` files as one document,
 ``.jsonl``/``.ndjson`` as one document per line, any of them gzipped (``.gz``). Each document is
@@ -37,6 +38,7 @@ from typing import Any, TextIO
 
 from phi_wire import __version__
 from phi_wire.formats import UnknownVersion, find, newest
+from phi_wire.schema_diff import add_subcommand as add_schema_diff
 from phi_wire.validate import InputError, Record, Tally, default_jobs, validate
 
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -193,6 +195,7 @@ def parser() -> argparse.ArgumentParser:
     types = commands.add_parser("types", help="list the wire types")
     types.add_argument("--version", default=newest().version)
     types.set_defaults(run=run_types)
+    add_schema_diff(commands)
     return root
 
 

@@ -1,9 +1,12 @@
-"""The contract itself: schemas/phi-core/<version>/*.json.
+"""The contract itself: schemas/phi-core/<version>/*.json and the dialect in schemas/meta/.
 
-Each file must pass the draft 2020-12 meta-schema, carry a stable ``$id`` naming its version,
-document every type and field (``title``/``description``: the schema is the documentation other
-languages read), put a ``discriminator`` on every closed tagged union, and resolve every ``$ref``
-without the network. A failure message names the file and the JSON pointer to fix.
+Each file must name phi-wire's dialect in ``$schema`` and pass it (draft 2020-12 plus the ``x-``
+vocabulary, each keyword's values checked), carry a stable ``$id`` naming its version, document
+every type and field (``title``/``description``: the schema is the documentation other languages
+read), put a ``discriminator`` in the form ajv and datamodel-code-generator both accept on every
+closed tagged union, use no ``format`` (validators disagree on formats: a ``pattern`` says exactly
+what is meant), and resolve every ``$ref`` without the network. A failure message names the file
+and the JSON pointer to fix. (ajv's own verdict on the same rules: tests/test_typescript.py.)
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ from referencing.exceptions import Unresolvable
 
 import phi_wire.v0_8
 import phi_wire.v0_10
-from schemas import bundled_validator, file_validator, schema_files, schema_versions
+from schemas import (
+    DIALECT,
+    bundled_validator,
+    dialect_validator,
+    file_validator,
+    meta_schema_files,
+    schema_files,
+    schema_versions,
+)
 
 BASE = "https://phi-wire.dev/schemas/phi-core/"
 MODULES = {"0.8": phi_wire.v0_8, "0.10": phi_wire.v0_10}
@@ -38,7 +49,11 @@ def walk(node: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
 def test_schema_file_is_valid_2020_12_with_stable_id(version: str, name: str) -> None:
     document = schema_files(version)[name]
     Draft202012Validator.check_schema(document)
-    assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert document["$schema"] == DIALECT, "name phi-wire's dialect, so strict validators know x-"
+    problems = [
+        f"{error.json_path}: {error.message}" for error in dialect_validator().iter_errors(document)
+    ]
+    assert not problems, f"{name} breaks phi-wire's dialect: {problems}"
     assert document["$id"] == f"{BASE}{version}/{name}", "the $id is the file's stable address"
     assert set(document) <= {"$schema", "$id", "title", "description", "$defs"}, (
         "files hold only $defs (no root schema)"
@@ -59,41 +74,85 @@ def test_every_type_and_field_is_documented(version: str, name: str) -> None:
     assert not missing, f"{name}: add the missing documentation at {missing}"
 
 
-def branch_tag(version: str, ref: str, tag: str) -> Any:
-    """The const value of ``tag`` in the branch ``ref`` points to (following allOf)."""
-    files = schema_files(version)
+def resolve_branch(version: str, file: str, ref: str) -> tuple[str, dict[str, Any]]:
+    """The (file, schema) a oneOf branch's ``$ref`` points to: one step, as ajv follows it."""
     target, _, fragment = ref.partition("#/$defs/")
-    for document in files.values() if not target else [files[target]]:
-        branch = document["$defs"].get(fragment)
-        if branch is None:
-            continue
-        for part in [branch, *branch.get("allOf", [])]:
-            if "$ref" in part:
-                found = branch_tag(version, part["$ref"], tag)
-                if found is not None:
-                    return found
-            elif tag in part.get("properties", {}):
-                return part["properties"][tag]["const"]
-    return None
+    owner = target or file
+    return owner, schema_files(version)[owner]["$defs"][fragment]
 
 
 @pytest.mark.parametrize(("version", "name"), FILES)
-def test_tagged_unions_carry_a_discriminator(version: str, name: str) -> None:
-    """Codegen emits Field(discriminator=...) only from this keyword: without it, smart unions."""
+def test_tagged_unions_carry_a_discriminator_ajv_can_use(version: str, name: str) -> None:
+    """Codegen emits Field(discriminator=...) only from this keyword (without it, smart unions);
+    ajv's discriminator needs it in its own form: ``type: object`` beside it, no ``mapping``, and
+    in each oneOf branch (its $ref followed once) the tag as a required ``const`` property."""
     for def_name, definition in schema_files(version)[name]["$defs"].items():
-        if definition.get("x-serde-tagging") != "internal":
+        where = f"{name}#/$defs/{def_name}"
+        if definition.get("x-serde-tagging") == "internal":
+            assert "discriminator" in definition, f"{where}: add a discriminator"
+        if "discriminator" not in definition:
             continue
-        assert "discriminator" in definition, f"{name}#/$defs/{def_name}: add a discriminator"
+        assert definition.get("type") == "object", f"{where}: put type: object beside discriminator"
+        assert set(definition["discriminator"]) == {"propertyName"}, (
+            f"{where}: the discriminator takes only propertyName (ajv rejects mapping)"
+        )
         tag = definition["discriminator"]["propertyName"]
-        mapping = definition["discriminator"]["mapping"]
-        assert sorted(mapping.values()) == sorted(
-            branch["$ref"] for branch in definition["oneOf"]
-        ), f"{name}#/$defs/{def_name}: the mapping must list every oneOf branch once"
-        for value, ref in mapping.items():
-            assert branch_tag(version, ref, tag) == value, (
-                f"{name}#/$defs/{def_name}: mapping {value!r} points to {ref}, "
-                f"whose {tag!r} differs"
+        values = []
+        for index, branch in enumerate(definition["oneOf"]):
+            assert set(branch) == {"$ref"}, f"{where}/oneOf/{index}: a branch is a bare $ref"
+            owner, target = resolve_branch(version, name, branch["$ref"])
+            at = f"{where}/oneOf/{index} -> {owner}#/$defs/{branch['$ref'].rpartition('/')[2]}"
+            assert target.get("type") == "object", f"{at}: needs type: object"
+            assert "const" in target.get("properties", {}).get(tag, {}), (
+                f"{at}: needs properties/{tag} with a const (allOf members do not count for ajv)"
             )
+            assert tag in target.get("required", []), f"{at}: {tag!r} must be required"
+            values.append(target["properties"][tag]["const"])
+        assert len(set(values)) == len(values), f"{where}: two branches share a tag: {values}"
+
+
+@pytest.mark.parametrize(("version", "name"), FILES)
+def test_no_format_keyword(version: str, name: str) -> None:
+    """ajv knows no format without a plugin and Python's jsonschema checks date-time only with an
+    extra installed, and they disagree at the edges (years past 9999): a pattern says it exactly."""
+    found = [
+        pointer
+        for pointer, node in walk(schema_files(version)[name])
+        if isinstance(node, dict) and "format" in node and "type" in node
+    ]
+    assert not found, f"{name}: replace format with a pattern at {found}"
+
+
+def test_meta_schemas_are_valid_and_declare_every_x_keyword() -> None:
+    files = meta_schema_files()
+    assert set(files) == {"dialect.json", "serde.json"}
+    for document in files.values():
+        Draft202012Validator.check_schema(document)
+    dialect, vocabulary = files["dialect.json"], files["serde.json"]
+    assert dialect["$id"] == DIALECT
+    assert dialect["$vocabulary"]["https://phi-wire.dev/vocab/serde"] is False, (
+        "optional: validators that do not know the vocabulary still validate"
+    )
+    declared = set(vocabulary["properties"])
+    assert set(vocabulary["propertyNames"]["then"]["enum"]) == declared
+    used = {
+        key
+        for version in schema_versions()
+        for document in schema_files(version).values()
+        for _, node in walk(document)
+        if isinstance(node, dict)
+        for key in node
+        if key.startswith("x-")
+    }
+    assert used <= declared, f"undeclared x- keywords: {sorted(used - declared)}"
+    assert all(vocabulary["properties"][key].get("description") for key in declared)
+
+
+def test_the_package_ships_the_meta_schemas() -> None:
+    shipped = phi_wire.v0_10.meta_schemas()
+    assert shipped == {document["$id"]: document for document in meta_schema_files().values()}
+    shipped[DIALECT]["title"] = "changed"  # a copy: the caller cannot change the package's
+    assert phi_wire.v0_10.meta_schemas()[DIALECT]["title"] != "changed"
 
 
 @pytest.mark.parametrize(("version", "name"), FILES)
@@ -130,4 +189,15 @@ def test_every_schema_type_is_importable_and_bundles(version: str) -> None:
             ]
             assert all(ref.startswith("#/$defs/") for ref in refs), refs
             assert all(ref.removeprefix("#/$defs/") in bundle["$defs"] for ref in refs)
-            bundled_validator(version, def_name)  # passes the meta-schema
+            bundled_validator(version, def_name)  # passes the draft 2020-12 meta-schema
+            assert bundle["$schema"] == DIALECT
+
+
+@pytest.mark.parametrize("version", sorted(MODULES))
+@pytest.mark.parametrize("root", ["AgentEvent", "Session", "StreamEvent"])
+def test_bundles_pass_phi_wires_dialect(version: str, root: str) -> None:
+    """The largest bundles (between them every type of the version): checking all of them
+    against the dialect takes a minute and proves nothing more."""
+    bundle = MODULES[version].schema(root)
+    problems = [error.message for error in dialect_validator().iter_errors(bundle)]
+    assert not problems, f"schema({root}) breaks phi-wire's dialect: {problems}"
