@@ -73,15 +73,32 @@ def ref_name(ref: str) -> str:
     return name
 
 
+PRIMITIVES = {
+    "string": "string",
+    "integer": "number",
+    "number": "number",
+    "boolean": "boolean",
+    "null": "null",
+}
+"""JSON Schema's primitive types as TypeScript types."""
+
+
+def named_type(schema: dict[str, Any], what: str) -> str:
+    """The TypeScript type of a schema that is a bare reference or a primitive type: an array's
+    items, a union's branch. Anything else would need a name the schemas do not give it."""
+    if set(schema) == {"$ref"}:
+        return ref_name(schema["$ref"])
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind in PRIMITIVES and set(schema) <= {"type", "description"}:
+        return PRIMITIVES[kind]
+    raise TypeScriptError(f"{what} {schema} are not a bare $ref or a primitive type")
+
+
 def item_type(schema: dict[str, Any]) -> str:
     """The TypeScript type of an array's items (the schemas' arrays hold refs or primitives)."""
-    if "$ref" in schema:
+    if "$ref" in schema:  # a description beside it is the items' doc, not a new type
         return ref_name(schema["$ref"])
-    primitives = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
-    kind = schema.get("type")
-    if isinstance(kind, str) and kind in primitives and set(schema) <= {"type", "description"}:
-        return primitives[kind]
-    raise TypeScriptError(f"array items {schema} are not a $ref or a primitive")
+    return named_type(schema, "array items")
 
 
 def for_generator(node: Any) -> Any:
@@ -93,8 +110,16 @@ def for_generator(node: Any) -> Any:
     notes = {key: node[key] for key in ("description", "default") if key in node}
     if "$ref" in node:
         return {"tsType": ref_name(node["$ref"]), **notes}
+    if set(node) <= {"description", "default"} and isinstance(node.get("description", ""), str):
+        # a schema with no constraint: any JSON value (Operator-Use's Any), not an object
+        return {"tsType": "unknown", **notes}
     if node.get("type") == "array" and "items" in node:
         return {"tsType": f"readonly {item_type(node['items'])}[]", **notes}
+    if node.get("type") == "object" and node.get("additionalProperties") is True:
+        if "properties" in node:
+            raise TypeScriptError(f"an object with properties and any other key: {node}")
+        # a free-form map (Operator-Use's dict[str, Any]), read-only like every member
+        return {"tsType": "{ readonly [key: string]: unknown }", **notes}
     return {
         key: for_generator(value)
         for key, value in node.items()
@@ -130,10 +155,11 @@ def declaration(name: str, definition: dict[str, Any], owner: str) -> dict[str, 
             del prop  # a restated tag (ajv's discriminator needs it here): the members carry it
         result = {"tsType": " & ".join(members)}
     elif "oneOf" in definition or "anyOf" in definition:
+        # tagged (oneOf with a discriminator), untagged, or pydantic's smart mode (anyOf): in
+        # TypeScript each is the union of its branches, which the schemas name
         branches = definition.get("oneOf") or definition["anyOf"]
-        if any(set(branch) != {"$ref"} for branch in branches):
-            raise TypeScriptError(f"{where}: union branches must be bare $refs")
-        result = {"tsType": " | ".join(ref_name(branch["$ref"]) for branch in branches)}
+        where_branches = f"{where}: union branches"
+        result = {"tsType": " | ".join(named_type(branch, where_branches) for branch in branches)}
     else:
         result = for_generator(definition)
     result["title"] = name
@@ -261,6 +287,7 @@ def index_files(entry: Any, names: Iterable[str], header: str) -> dict[str, str]
             "index.js.tmpl",
             header=header,
             functions=functions,
+            format=entry.format,
             pattern_types=pattern_types(SCHEMAS / entry.folder),
         ),
         "index.d.ts": render("index.d.ts.tmpl", header=header, declarations=declarations),
@@ -290,8 +317,9 @@ def package_json(entries: list[Any]) -> str:
     manifest = {
         "name": PACKAGE_NAME,
         "version": package_version(),
-        "description": "TypeScript types and ahead-of-time compiled validators for phi-core's "
-        "agent wire format, generated from phi-wire's JSON Schemas.",
+        "description": "TypeScript types and ahead-of-time compiled validators for LLM-agent "
+        f"wire formats ({', '.join(dict.fromkeys(entry.format for entry in entries))}), generated "
+        "from phi-wire's JSON Schemas.",
         "license": "MIT",
         "type": "module",
         "sideEffects": False,
