@@ -46,7 +46,8 @@ def wire_type(fixture: Fixture) -> tuple[ModuleType, Any]:
 
 
 def schema_version(fixture: Fixture) -> str:
-    return fixture.version.rsplit(".", 1)[0]
+    """The schema folder of the fixture's release (``phi-core/0.10``)."""
+    return f"phi-core/{fixture.version.rsplit('.', 1)[0]}"
 
 
 def documents(fixture: Fixture) -> list[tuple[str, bool]]:

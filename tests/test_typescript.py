@@ -1,17 +1,19 @@
 """The TypeScript and JavaScript half: the schemas in ajv, the generated npm package
-(``generated/typescript``) under ``tsc --strict``, and its validators on the whole corpus.
+(``generated/typescript``) under ``tsc --strict``, and its validators on the whole corpus, for
+every format and version the registry lists (``phi_wire.formats.VERSIONS``).
 
 * ajv 8 in strict mode with ``discriminator: true`` compiles every schema of every version and
   every ``schema(T)`` bundle with no error and no warning, phi-wire's dialect registered, nothing
   fetched;
-* every valid-canonical fixture type-checks as its type; deliberately wrong documents fail with
-  the compiler's error asserted; ``switch (event.type)`` narrows; the README's front-end example
-  type-checks;
+* every document the implementation wrote (valid-canonical fixtures, JSON Lines line by line, an
+  Operator-Use session file as its entries, its derived contexts) type-checks as its type;
+  deliberately wrong documents of each format fail with the compiler's error asserted;
+  ``switch (event.type)`` narrows; the README's front-end example type-checks;
 * the generated validators judge every fixture document exactly as Python's jsonschema does with
-  the same schemas, except where ``tests/deviations.toml [javascript]`` says why (JavaScript's
-  numbers are doubles);
-* the package is what ``tools/codegen`` writes (drift), importable by its name, and its validators
-  need no library at run time.
+  the same schemas, except where ``tests/deviations.toml`` (``[javascript]`` for phi-core,
+  ``[<format>.javascript]`` for the others) says why (JavaScript's numbers are doubles);
+* the package is what ``tools/codegen`` writes (drift), importable by its name for every version,
+  and its validators need no library at run time.
 
 The node tools come from ``tools/typescript`` (``make node-tools``); a missing one fails the tests.
 """
@@ -29,20 +31,27 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from corpus import ROOT, fixtures
+from corpus import ROOT
 from node import PACKAGE, TOOLS, node, run_node, tsc
-from test_fixtures import MODULES, documents
+from wire_documents import KINDS, WRITTEN, Document, corpus, documents, has_text
 
-from phi_wire.formats import VERSIONS
-from schemas import bundled_validator, schema_files, strict_json
+from phi_wire.formats import VERSIONS, WireVersion, newest
+from schemas import bundled_validator, definitions, jsonl_item_type, schema_files, strict_json
 
 sys.path.insert(0, str(ROOT / "tools"))
 import codegen
 import codegen_typescript
 
 DEVIATIONS = tomllib.loads((Path(__file__).parent / "deviations.toml").read_text(encoding="utf-8"))
-FIXTURE_VERSIONS = {release.rsplit(".", 1)[0]: release for release in MODULES}
-KINDS = ("valid-canonical", "accepted-noncanonical", "rejected")
+
+
+def javascript_deviations(format: str) -> dict[str, Any]:
+    """{fixture id: entry} where the JavaScript validators judge unlike Python's jsonschema:
+    phi-core's ``[javascript]`` table, each other format's ``[<format>.javascript]``."""
+    if format == "phi-core":
+        return dict(DEVIATIONS["javascript"])
+    return dict(DEVIATIONS.get(format, {}).get("javascript", {}))
+
 
 TSCONFIG = {
     "compilerOptions": {
@@ -134,7 +143,7 @@ def test_ajv_strict_mode_compiles_every_schema_and_bundle() -> None:
     versions = []
     for entry in VERSIONS:
         module = entry.load()
-        files = list(schema_files(entry.version).values())
+        files = list(schema_files(entry.folder).values())
         names = [name for document in files for name in document["$defs"]]
         versions.append(
             {
@@ -184,7 +193,9 @@ def test_ajv_strict_mode_compiles_every_schema_and_bundle() -> None:
 )
 def test_ajv_strict_mode_refuses_the_forms_the_schemas_left(change: str, ajv_says: str) -> None:
     """The compile test above can fail: each form the schemas gave up makes ajv refuse them."""
-    files = {name: json.loads(json.dumps(doc)) for name, doc in schema_files("0.10").items()}
+    files = {
+        name: json.loads(json.dumps(doc)) for name, doc in schema_files("phi-core/0.10").items()
+    }
     content = files["content.json"]["$defs"]
     if change == "mapping":
         content["Content"]["discriminator"]["mapping"] = {"text": "#/$defs/TextContent"}
@@ -244,18 +255,21 @@ def test_validation_never_fetches_a_ref() -> None:
 
     remote = {"$ref": "https://phi-wire.dev/schemas/phi-core/0.10/nowhere.json"}
     with pytest.raises(Unresolvable):
-        Draft202012Validator(remote, registry=registry("0.10")).is_valid({})
+        Draft202012Validator(remote, registry=registry("phi-core/0.10")).is_valid({})
 
 
 # --- tsc --strict on the package and the corpus --------------------------------------------------
 
 
 def test_the_package_declarations_typecheck_strict(project: Path) -> None:
+    """Every version's declarations, each of its types named once (skipLibCheck is off)."""
     lines = [
         f'import type * as V{index} from "phi-wire/{entry.folder}";\n'
-        f"export type Event{index} = V{index}.AgentEvent;\n"
+        f"export type All{index} = [{', '.join(f'V{index}.{name}' for name in names)}];\n"
         for index, entry in enumerate(VERSIONS)
+        if (names := sorted(definitions(entry.folder)))
     ]
+    assert len(lines) == len(VERSIONS)
     assert typecheck(project, {"all.ts": "".join(lines)}) == []
 
 
@@ -268,33 +282,37 @@ def test_every_wire_type_is_declared_under_its_name(entry: Any) -> None:
             re.MULTILINE,
         )
     )
-    names = {
-        name for document in schema_files(entry.version).values() for name in document["$defs"]
-    }
-    assert declared == names
+    assert declared == set(definitions(entry.folder))
 
 
-def fixture_module(folder: str, fixture: Any) -> str:
-    """One fixture's documents assigned to its type (a JSONL file: an array of them)."""
-    docs = [text for text, _ in documents(fixture)]
+def fixture_module(entry: WireVersion, docs: list[Document]) -> str:
+    """One fixture's documents assigned to its type: a JSON Lines file as an array of them, a
+    type that is itself a JSON Lines document (an Operator-Use ``SessionFile``) as its entries."""
+    fixture = docs[0].fixture
     kind = f"W.{fixture.type_name}"
-    header = f'import type * as W from "phi-wire/{folder}";\n// {fixture.id}\n'
-    if fixture.entry["format"] == "jsonl":
-        listed = ",\n".join(docs)
+    header = f'import type * as W from "phi-wire/{entry.folder}";\n// {fixture.id}\n'
+    listed = ",\n".join(doc.text for doc in docs)
+    if jsonl_item_type(entry.folder, fixture.type_name) is not None:
+        return f"{header}export const document: {kind} = [\n{listed}\n];\n"
+    if ":" in docs[0].where:  # a JSON Lines file of documents of the type
         return f"{header}export const documents: readonly {kind}[] = [\n{listed}\n];\n"
-    return f"{header}export const document: {kind} = {docs[0]};\n"
+    return f"{header}export const document: {kind} = {docs[0].text};\n"
 
 
 @pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
-def test_every_valid_fixture_typechecks_as_its_type(project: Path, entry: Any) -> None:
-    valid = fixtures(FIXTURE_VERSIONS[entry.version], "valid-canonical")
-    files = {f"f{index:03d}.ts": fixture_module(entry.folder, f) for index, f in enumerate(valid)}
+def test_every_valid_fixture_typechecks_as_its_type(project: Path, entry: WireVersion) -> None:
+    """Every document the implementation wrote and reads back (``wire_documents.WRITTEN``)."""
+    by_fixture: dict[str, list[Document]] = {}
+    for document in documents(entry, *WRITTEN):
+        by_fixture.setdefault(document.fixture.id, []).append(document)
+    written = list(by_fixture.values())
+    files = {f"f{index:03d}.ts": fixture_module(entry, docs) for index, docs in enumerate(written)}
     diagnostics = typecheck(project, files)
-    ids = {name: valid[index].id for index, name in enumerate(sorted(files))}
+    ids = {name: written[index][0].fixture.id for index, name in enumerate(sorted(files))}
     assert not diagnostics, "fixtures that do not type-check as their type:\n" + "\n".join(
         f"{ids[d.file]} line {d.line}: {d.code} {d.message}" for d in diagnostics[:20]
     )
-    assert len(files) > 100
+    assert written and len(files) == len(corpus(entry, *WRITTEN))
 
 
 NARROWING = """
@@ -340,8 +358,10 @@ def test_discriminated_unions_narrow(project: Path) -> None:
     assert typecheck(project, {"narrowing.ts": NARROWING}) == []
 
 
-# (name, source, expected tsc code, a fragment of its message)
-WRONG = [
+# {folder: [(name, source, expected tsc code, a fragment of its message)]}: each source imports
+# the folder's version as W; every format has a few.
+WRONG: dict[str, list[tuple[str, str, str, str]]] = {}
+WRONG["phi-core/0.10"] = [
     (
         "missing_field",
         'export const e: W.AgentEvent = {"type":"TurnStart","loop_id":"l","turn_index":0,'
@@ -396,15 +416,96 @@ WRONG = [
         '"TurnRequest"',
     ),
 ]
+WRONG["clark-agent/0.4"] = [
+    (
+        "stop_reason_of_another_format",
+        'export const m: W.AgentMessage = {"role":"assistant","content":[],"stop_reason":"stop"};',
+        "TS2322",
+        "Type '\"stop\"' is not assignable to type 'StopReason'",
+    ),
+    (
+        "one_block_for_user_content",
+        'export const m: W.UserMessage = {"role":"user","content":{"type":"text","text":"hi"}};',
+        "TS2353",
+        "does not exist in type 'UserBlocks'",
+    ),
+    (
+        "phi_core_tool_call_block",
+        'export const b: W.AssistantBlock = {"type":"toolCall","id":"c","name":"n",'
+        '"arguments":{}};',
+        "TS2820",
+        '"toolCall"',
+    ),
+    (
+        "readonly_history_row",
+        "export function f(m: W.ToolResultMessage): void {\n  m.is_error = true;\n}",
+        "TS2540",
+        "'is_error' because it is a read-only property",
+    ),
+    (
+        "missing_record_payload",
+        'export const r: W.TrajectoryRecord = {"schema_version":1,"seq":0,'
+        '"recorded_at_unix_ms":0,"run_id":"r"};',
+        "TS2741",
+        "'payload' is missing",
+    ),
+]
+WRONG["operator-use/d0da87a6"] = [
+    (
+        "unknown_entry_type",
+        'export const e: W.SessionFileEntry = {"type":"mesage","id":"a1b2c3d4",'
+        '"timestamp":1763892000.0,"message":{"role":"user"}};',
+        "TS2820",
+        '"mesage"',
+    ),
+    (
+        "string_token_count",
+        'export const u: W.Usage = {"input_tokens":"15"};',
+        "TS2322",
+        "Type 'string' is not assignable to type 'number'",
+    ),
+    (
+        "pi_text_key",
+        'export const c: W.Content = {"type":"text","text":"hi"};',
+        "TS2353",
+        "'\"text\"' does not exist in type 'TextContent'",
+    ),
+    (
+        "new_layout_field_in_old_layout",
+        'export const c: W.ToolResultContent = {"type":"tool_result","terminate_message":"x"};',
+        "TS2353",
+        "'\"terminate_message\"' does not exist",
+    ),
+    (
+        "session_file_of_lines",
+        'export const f: W.SessionFile = ["{\\"type\\":\\"session\\"}"];',
+        "TS2322",
+        "Type 'string' is not assignable to type 'SessionFileEntry'",
+    ),
+]
+WRONG["operator-use/d1cdaad8"] = [
+    (
+        "message_without_role",
+        'export const m: W.AgentMessage = {"contents":[],"id":"m1","timestamp":1.0};',
+        "TS2322",
+        "AgentMessage",
+    ),
+]
 
 
-def test_wrong_documents_fail_to_typecheck(project: Path) -> None:
-    header = 'import type * as W from "phi-wire/phi-core/0.10";\n'
-    files = {f"{name}.ts": header + source + "\n" for name, source, _, _ in WRONG}
+def test_every_format_has_wrong_documents() -> None:
+    assert {folder.partition("/")[0] for folder in WRONG} == {entry.format for entry in VERSIONS}
+    assert set(WRONG) <= {entry.folder for entry in VERSIONS}
+
+
+@pytest.mark.parametrize("folder", sorted(WRONG))
+def test_wrong_documents_fail_to_typecheck(project: Path, folder: str) -> None:
+    header = f'import type * as W from "phi-wire/{folder}";\n'
+    files = {f"{name}.ts": header + source + "\n" for name, source, _, _ in WRONG[folder]}
     found: dict[str, list[Diagnostic]] = {}
     for diagnostic in typecheck(project, files):
         found.setdefault(diagnostic.file.removesuffix(".ts"), []).append(diagnostic)
-    for name, _, code, fragment in WRONG:
+    for name, _, code, fragment in WRONG[folder]:
         errors = found.get(name, [])
         assert errors, f"{name} type-checks, but it is wrong"
         assert any(d.code == code and fragment in d.message for d in errors), (
@@ -441,7 +542,7 @@ def test_the_schema_recipes_run(project: Path, capsys: pytest.CaptureFixture[str
     ajv.parent.mkdir()
     ajv.symlink_to(TOOLS / "node_modules" / "ajv", target_is_directory=True)
     (folder / "node_modules" / "phi-wire").symlink_to(PACKAGE, target_is_directory=True)
-    bundle = VERSIONS[-1].load().schema("AgentEvent")
+    bundle = newest("phi-core").load().schema("AgentEvent")
     (folder / "agent_event.json").write_text(json.dumps(bundle))
     (folder / "recipe.mjs").write_text(code_block(readme, "### JavaScript (ajv 8)", "js"))
     result = subprocess.run(
@@ -454,32 +555,13 @@ def test_the_schema_recipes_run(project: Path, capsys: pytest.CaptureFixture[str
 # --- the generated validators against Python's jsonschema ---------------------------------------
 
 
-def fixture_documents(release: str) -> Iterator[tuple[str, str, str]]:
-    """(fixture id, type, text) of every document of every fixture of a release."""
-    for kind in KINDS:
-        for fixture in fixtures(release, kind):
-            if kind == "valid-canonical":
-                texts = [text for text, _ in documents(fixture)]
-            elif kind == "accepted-noncanonical":
-                texts = [fixture.read(key).decode("utf-8", "replace") for key in ("input_file",)]
-                texts.append(fixture.read("canonical_file").decode("utf-8"))
-            else:
-                raw = fixture.read("input_file")
-                try:
-                    texts = [raw.decode("utf-8")]
-                except UnicodeDecodeError:
-                    continue  # not text: neither JSON.parse nor a schema sees it
-            for text in texts:
-                yield fixture.entry["id"], fixture.type_name, text
-
-
-def python_verdict(version: str, type_name: str, text: str) -> bool | None:
+def python_verdict(folder: str, type_name: str, text: str) -> bool | None:
     """Valid under the schema (jsonschema), or None when it is not JSON at all."""
     try:
         document = strict_json(text)
     except ValueError:
         return None
-    return bool(bundled_validator(version, type_name).is_valid(document))
+    return bool(bundled_validator(folder, type_name).is_valid(document))
 
 
 JUDGE = """
@@ -496,51 +578,88 @@ process.stdout.write(JSON.stringify(input.documents.map(([type, text]) => {
 
 
 @pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
-def test_validators_judge_every_fixture_as_python_jsonschema(entry: Any) -> None:
-    docs = list(fixture_documents(FIXTURE_VERSIONS[entry.version]))
+def test_validators_judge_every_fixture_as_python_jsonschema(entry: WireVersion) -> None:
+    """Every document of every fixture (``wire_documents``: valid, accepted and canonical forms,
+    rejected inputs, session files line by line, derived and written-unreadable files)."""
+    docs = list(documents(entry))
     module = (PACKAGE / entry.folder / "index.js").as_uri()
-    verdicts = run_node(JUDGE, {"module": module, "documents": [[t, text] for _, t, text in docs]})
+    payload = [[doc.type_name, doc.text] for doc in docs]
+    verdicts = run_node(JUDGE, {"module": module, "documents": payload})
     differ: dict[str, list[str]] = {}
-    for (fixture_id, type_name, text), javascript in zip(docs, verdicts, strict=True):
-        python = python_verdict(entry.version, type_name, text)
+    for doc, javascript in zip(docs, verdicts, strict=True):
+        python = python_verdict(entry.folder, doc.type_name, doc.text)
         if javascript != python:
-            differ.setdefault(fixture_id, []).append(f"python {python}, javascript {javascript}")
-    listed = {
-        fixture_id
-        for fixture_id in DEVIATIONS["javascript"]
-        if any(doc[0] == fixture_id for doc in docs)
-    }
+            differ.setdefault(doc.fixture.entry["id"], []).append(
+                f"{doc.where}: python {python}, javascript {javascript}"
+            )
+    table = "[javascript]" if entry.format == "phi-core" else f"[{entry.format}.javascript]"
+    ids = {doc.fixture.entry["id"] for doc in docs}
+    listed = set(javascript_deviations(entry.format)) & ids
     unlisted = {key: value for key, value in differ.items() if key not in listed}
     assert not unlisted, (
         "the JavaScript validators judge these fixtures unlike Python's jsonschema; fix the "
-        f"schema or list them in deviations.toml [javascript] with the reason: {unlisted}"
+        f"schema or list them in deviations.toml {table} with the reason: {unlisted}"
     )
     stale = sorted(listed - set(differ))
-    assert not stale, f"deviations.toml [javascript] lists fixtures judged alike now: {stale}"
-    assert len(docs) > 300
+    assert not stale, f"deviations.toml {table} lists fixtures judged alike now: {stale}"
+    with_documents = {
+        fixture.entry["id"] for fixture in corpus(entry, *KINDS) if has_text(entry, fixture)
+    }
+    assert docs and ids == with_documents, "a fixture with a document was not judged"
 
 
-def test_every_javascript_deviation_says_why_and_what() -> None:
+@pytest.mark.parametrize("format", sorted({entry.format for entry in VERSIONS}))
+def test_every_javascript_deviation_says_why_and_what(format: str) -> None:
     known = {
         fixture.entry["id"]
-        for release in MODULES
-        for kind in KINDS
-        for fixture in fixtures(release, kind)
+        for entry in VERSIONS
+        if entry.format == format
+        for fixture in corpus(entry)
     }
-    for fixture_id, entry in DEVIATIONS["javascript"].items():
-        assert fixture_id in known, f"[javascript] lists an unknown fixture {fixture_id}"
-        assert entry.get("reason"), f"javascript.{fixture_id} needs a reason"
+    for fixture_id, entry in javascript_deviations(format).items():
+        assert fixture_id in known, f"{format}: the javascript table lists unknown {fixture_id}"
+        assert entry.get("reason"), f"{format} javascript.{fixture_id} needs a reason"
 
 
-def test_u64_past_2_to_the_53_is_rounded_not_judged() -> None:
-    """What the [javascript] entries describe, shown directly: JSON.parse rounds integers past
-    2^53 to doubles, so ajv cannot tell u64::MAX + 1 from u64::MAX (Python can)."""
-    module = (PACKAGE / "phi-core/0.10/index.js").as_uri()
-    usage = '{{"input":{0},"output":0}}'
-    texts = [usage.format(number) for number in (2**64 - 1, 2**64, 2**53 + 1, -1)]
-    verdicts = run_node(JUDGE, {"module": module, "documents": [["Usage", t] for t in texts]})
-    assert verdicts == [True, True, True, False]
-    assert [python_verdict("0.10", "Usage", text) for text in texts] == [True, False, True, False]
+@pytest.mark.parametrize(
+    ("folder", "type_name", "template", "numbers", "javascript", "python"),
+    [
+        # u64::MAX, u64::MAX + 1 (phi-core rejects it), 2^53 + 1, -1
+        (
+            "phi-core/0.10",
+            "Usage",
+            '{{"input":{0},"output":0}}',
+            (2**64 - 1, 2**64, 2**53 + 1, -1),
+            [True, True, True, False],
+            [True, False, True, False],
+        ),
+        # clark-agent's i64 counters: i64::MAX, i64::MAX + 1 (serde rejects it), i64::MIN - 1
+        (
+            "clark-agent/0.4",
+            "Usage",
+            '{{"input_tokens":{0}}}',
+            (2**63 - 1, 2**63, -(2**63) - 1, -1),
+            [True, True, True, True],
+            [True, False, False, True],
+        ),
+    ],
+)
+def test_integers_past_2_to_the_53_are_rounded_not_judged(
+    folder: str,
+    type_name: str,
+    template: str,
+    numbers: tuple[int, ...],
+    javascript: list[bool],
+    python: list[bool],
+) -> None:
+    """What the javascript deviation tables describe, shown directly: JSON.parse rounds integers
+    past 2^53 to doubles, so ajv cannot tell u64::MAX + 1 from u64::MAX, nor i64::MAX + 1 from
+    i64::MAX (Python can)."""
+    module = (PACKAGE / folder / "index.js").as_uri()
+    texts = [template.format(number) for number in numbers]
+    verdicts = run_node(JUDGE, {"module": module, "documents": [[type_name, t] for t in texts]})
+    assert verdicts == javascript
+    assert [python_verdict(folder, type_name, text) for text in texts] == python
 
 
 # --- the package itself ---------------------------------------------------------------------------
@@ -593,11 +712,58 @@ def test_the_validator_api_reports_json_pointers(project: Path) -> None:
     ]
     wire_types = [
         name
-        for document in schema_files("0.10").values()
+        for document in schema_files("phi-core/0.10").values()
         for name, definition in document["$defs"].items()
         if "x-rust-type" not in definition
     ]
     assert answer["exported"] == 2 * len(wire_types)
+
+
+BY_NAME = """
+const chunks = [];
+for await (const chunk of process.stdin) chunks.push(chunk);
+const input = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+const api = await import(`phi-wire/${input.folder}`);  // through package.json exports
+process.stdout.write(JSON.stringify({
+  exported: Object.keys(api).sort(),
+  valid: api[`is${input.type}`](input.good),
+  problems: api[`validate${input.type}`](input.bad),
+}));
+"""
+
+
+@pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
+def test_every_version_is_exported_by_name(project: Path, entry: WireVersion) -> None:
+    """``phi-wire/<format>/<version>`` resolves for every registered version and exports isT and
+    validateT for each of its wire types; a valid document passes, a broken one is reported at
+    its pointer."""
+    written = next(documents(entry, "valid-canonical"))
+    good = strict_json(written.text)
+    if not isinstance(good, dict):
+        pytest.fail(f"{written.fixture.id}: the first valid fixture should be an object")
+    key = next(iter(good))
+    bad = {**good, key: {"not": ["what", "the", "schema", "says"]}}
+    script_file = project / f"by-name-{entry.folder.replace('/', '-')}.mjs"
+    script_file.write_text(BY_NAME)
+    request = {"folder": entry.folder, "type": written.type_name, "good": good, "bad": bad}
+    result = subprocess.run(
+        [node(), str(script_file)],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        check=True,
+    )
+    answer = json.loads(result.stdout)
+    names = codegen_typescript.validator_refs(ROOT / "schemas" / entry.folder)
+    assert answer["exported"] == sorted(
+        f"{verb}{name}" for name in names for verb in ("is", "validate")
+    )
+    assert answer["valid"] is True
+    assert answer["problems"] and all(
+        problem["pointer"].startswith(f"/{key}") or problem["pointer"] == ""
+        for problem in answer["problems"]
+    ), answer["problems"]
 
 
 @pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
