@@ -4,12 +4,19 @@
   schemas and sample documents, "breaks old readers of new data" holds exactly when some document
   a new writer can write (valid under the new schema, declared keys only: serde writes no other)
   is refused by the old schema, and the reverse for new readers; judged by Python's jsonschema.
-* 0.8 -> 0.10 (and back), per type: every fixture document of one version, and every part of one
-  that is itself a wire type (a session's loops, their events, messages, content...), is read with
-  the other version's models. A type reported compatible for a kind of reader must read every
-  sample; a reported break must be witnessed by a sample that fails.
-* The report for 0.8 -> 0.10 is checked in (``tests/expected/schema-diff-0.8-0.10.txt``) and the
-  command line prints exactly it, with the documented exit statuses.
+* Between consecutive versions of each format the registry lists (phi-core 0.8 -> 0.10,
+  Operator-Use's layouts d0da87a6 -> d1cdaad8), both ways, per type: every document of one
+  version's corpus that its own models read (``tests/wire_documents.py``: a session file whole
+  and line by line), and every part of one that is itself a wire type (a session's loops, their
+  events, messages, content...), is read with the other version's models. A type reported
+  compatible for a kind of reader must read every sample; a reported break must be witnessed by
+  a sample that fails.
+* Each pair's report is checked in (``tests/expected/``, ``REPORTS``) and the command line prints
+  exactly it, with the documented exit statuses.
+* Operator-Use's layouts also differ in key order (d1cdaad8 writes an LLM message's ``role``
+  after the base message's fields): the order of ``properties`` is what each layout writes, not
+  what a reader accepts, so schema-diff does not report it; both layouts read the other's order
+  (the claims above).
 """
 
 from __future__ import annotations
@@ -25,20 +32,36 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from corpus import ROOT, fixtures
+from corpus import ROOT
 from jsonschema import Draft202012Validator
-from test_fixtures import documents
+from wire_documents import WRITTEN, documents
 
 import phi_wire.v0_8
 import phi_wire.v0_10
 from phi_wire.cli import main as cli_main
+from phi_wire.formats import FORMATS, versions
 from phi_wire.pointer import escape
 from phi_wire.schema_diff import Impact, Report, SchemaSet, diff, load
-from schemas import registry, schema_files, strict_json
+from schemas import entry_of, jsonl_item_type, registry, schema_files, strict_json
 
-EXPECTED = Path(__file__).parent / "expected" / "schema-diff-0.8-0.10.txt"
+EXPECTED_DIR = Path(__file__).parent / "expected"
+EXPECTED = EXPECTED_DIR / "schema-diff-0.8-0.10.txt"
 MODULES = {"0.8": phi_wire.v0_8, "0.10": phi_wire.v0_10}
-RELEASES = {"0.8": "0.8.0", "0.10": "0.10.0"}
+
+PAIRS = [
+    (older.folder, newer.folder)
+    for format in FORMATS
+    for older, newer in zip(versions(format), versions(format)[1:], strict=False)
+]
+"""Consecutive versions of each format, oldest first."""
+REPORTS = {
+    ("phi-core/0.8", "phi-core/0.10"): ("schema-diff-0.8-0.10.txt", 1),
+    ("operator-use/d0da87a6", "operator-use/d1cdaad8"): (
+        "schema-diff-operator-use-d0da87a6-d1cdaad8.txt",
+        0,
+    ),
+}
+"""{(old, new): (the checked-in report, the exit status)} for every pair of PAIRS."""
 
 
 # --- each kind of change, judged by jsonschema ---------------------------------------------------
@@ -284,22 +307,22 @@ def test_a_reference_to_another_type_counts_as_breaking_both() -> None:
     assert diff(old, new).compatibility("T") is Impact.BOTH
 
 
-# --- 0.8 <-> 0.10 against the fixtures, read by the other version's models ---------------------
+# --- each pair of versions against the fixtures, read by the other version's models ------------
 
 
 class Parts:
     """The parts of a document that are wire types themselves, found by walking the document
     along its version's schema (a union's branch: the one the document is valid under)."""
 
-    def __init__(self, version: str) -> None:
-        self.version = version
-        self.files = schema_files(version)
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.files = schema_files(folder)
         self.owner = {name: file for file, doc in self.files.items() for name in doc["$defs"]}
 
     @functools.cache  # noqa: B019 - one instance per version, kept for the module
     def validator(self, file: str, pointer: str) -> Draft202012Validator:
         root = {"$ref": f"{self.files[file]['$id']}#{pointer}"}
-        return Draft202012Validator(root, registry=registry(self.version))
+        return Draft202012Validator(root, registry=registry(self.folder))
 
     def of(self, type_name: str, value: Any) -> Iterator[tuple[str, Any]]:
         file = self.owner[type_name]
@@ -334,24 +357,41 @@ class Parts:
                 yield from self.walk(file, f"{pointer}/items", node["items"], item)
 
 
+def sample_text(folder: str, type_name: str, value: Any) -> str:
+    """A value as a document its readers take: JSON, or JSON Lines for a type that is one."""
+    if jsonl_item_type(folder, type_name) is not None:
+        return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
 @functools.cache
-def samples(version: str) -> dict[str, list[str]]:
-    """{wire type: distinct JSON texts} of every valid document of a version's corpus and of
-    every part of one that is a wire type."""
-    parts = Parts(version)
+def samples(folder: str) -> dict[str, list[str]]:
+    """{wire type: distinct texts} of every document of a version's corpus that its own models
+    read (valid, canonical forms, session files whole and by line), and of every part of one that
+    is a wire type."""
+    entry = entry_of(folder)
+    module = entry.load()
+    parts = Parts(folder)
     found: dict[str, dict[str, None]] = {}
-    release = RELEASES[version]
     texts = [
-        (fixture.type_name, text)
-        for fixture in fixtures(release, "valid-canonical")
-        for text, _ in documents(fixture)
-    ] + [
-        (fixture.type_name, fixture.read("canonical_file").decode("utf-8"))
-        for fixture in fixtures(release, "accepted-noncanonical")
+        (doc.type_name, doc.text)
+        for doc in documents(entry, *WRITTEN, "accepted-noncanonical")
+        if doc.where != "input_file"
     ]
+    for fixture in {
+        doc.fixture.id: doc.fixture for doc in documents(entry, "session-file")
+    }.values():
+        texts.append((fixture.type_name, fixture.read("file").decode("utf-8")))
     for type_name, text in texts:
-        for name, value in parts.of(type_name, strict_json(text)):
-            found.setdefault(name, {})[json.dumps(value, ensure_ascii=False)] = None
+        if not loads_in(module, type_name, text):
+            continue  # written but not readable back (NaN written as null): no sample of either
+        value = (
+            [strict_json(line) for line in text.splitlines()]
+            if jsonl_item_type(folder, type_name)
+            else strict_json(text)
+        )
+        for name, part in parts.of(type_name, value):
+            found.setdefault(name, {})[sample_text(folder, name, part)] = None
     return {name: list(values) for name, values in found.items()}
 
 
@@ -363,20 +403,24 @@ def loads_in(module: ModuleType, type_name: str, text: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize(("old", "new"), [("0.8", "0.10"), ("0.10", "0.8")])
+@pytest.mark.parametrize(
+    ("old", "new"), [pair for older, newer in PAIRS for pair in ((older, newer), (newer, older))]
+)
 def test_claims_hold_when_each_version_reads_the_others_fixtures(old: str, new: str) -> None:
     report = diff(old, new)
+    old_entry, new_entry = entry_of(old), entry_of(new)
+    modules = {old: old_entry.load(), new: new_entry.load()}
     old_samples, new_samples = samples(old), samples(new)
     checked = 0
     wrong: list[str] = []
     unwitnessed: list[str] = []
     for type_name in sorted(set(old_samples) | set(new_samples)):
-        if not all(hasattr(MODULES[v], type_name) for v in (old, new)):
+        if not all(hasattr(module, type_name) for module in modules.values()):
             continue  # a scalar (U64, DateTime...) or a type only one version has
         impact = report.compatibility(type_name)
         new_data, old_data = new_samples.get(type_name, []), old_samples.get(type_name, [])
-        old_fail = [text for text in new_data if not loads_in(MODULES[old], type_name, text)]
-        new_fail = [text for text in old_data if not loads_in(MODULES[new], type_name, text)]
+        old_fail = [text for text in new_data if not loads_in(modules[old], type_name, text)]
+        new_fail = [text for text in old_data if not loads_in(modules[new], type_name, text)]
         checked += len(new_data) + len(old_data)
         for breaks, failing, readers in (
             (impact.breaks_old_readers, old_fail, f"{old} readers of {new} data"),
@@ -390,7 +434,11 @@ def test_claims_hold_when_each_version_reads_the_others_fixtures(old: str, new: 
                 unwitnessed.append(f"{type_name}: reported breaking {readers}, no fixture fails")
     assert not wrong, "schema-diff missed a break:\n" + "\n".join(wrong)
     assert not unwitnessed, "breaks the corpus does not show:\n" + "\n".join(unwitnessed)
-    assert checked > 2000, checked
+    assert checked > MINIMUM_SAMPLES[old_entry.format], checked
+
+
+MINIMUM_SAMPLES = {"phi-core": 2000, "operator-use": 300}
+"""Samples a pair is checked on, at least: a corpus that went missing cannot pass quietly."""
 
 
 def test_the_0_8_to_0_10_report_names_phi_cores_own_changes() -> None:
@@ -406,6 +454,50 @@ def test_the_0_8_to_0_10_report_names_phi_cores_own_changes() -> None:
     assert "TurnRequest" in report.added_types and not report.removed_types
 
 
+def test_the_operator_use_report_names_the_layouts_own_changes() -> None:
+    """docs/operator-use.md: d1cdaad8 adds ToolResultContent.terminate_message and
+    MessageMeta.channel_message_id, two optional keys of open objects, and writes an LLM message's
+    role last; nothing breaks a reader of either layout."""
+    report = diff("operator-use/d0da87a6", "operator-use/d1cdaad8")
+    assert [(c.type_name, c.pointer, c.impact) for c in report.changes] == [
+        ("MessageMeta", "/properties/channel_message_id", Impact.NONE),
+        ("ToolResultContent", "/properties/terminate_message", Impact.NONE),
+    ]
+    assert not report.breaking() and not report.notes
+    assert not report.added_types and not report.removed_types
+
+
+def property_orders(folder: str) -> dict[str, list[str]]:
+    return {
+        name: list(definition["properties"])
+        for document in schema_files(folder).values()
+        for name, definition in document["$defs"].items()
+        if "properties" in definition
+    }
+
+
+def test_the_layouts_key_order_is_not_a_schema_change() -> None:
+    """The order of ``properties`` is the key order each layout writes (its models write in that
+    order), not a rule for readers: d1cdaad8 moves ``role`` from first to after BaseMessage's
+    fields (contents, id, timestamp) in the four LLM messages, and
+    schema-diff, which compares properties by name, reports nothing there. That both layouts read
+    the other's order is what the claims test above checks on the corpus."""
+    old, new = (property_orders(f"operator-use/{layout}") for layout in ("d0da87a6", "d1cdaad8"))
+    moved = {
+        name: new[name]
+        for name in old.keys() & new.keys()
+        if [key for key in old[name] if key in new[name]]
+        != [key for key in new[name] if key in old[name]]
+    }
+    assert set(moved) == {"SystemMessage", "UserMessage", "AssistantMessage", "ToolMessage"}
+    for name, order in moved.items():  # role after BaseMessage's fields, the rest unchanged
+        base = old[name][1:4]
+        assert old[name][0] == "role" and base == ["contents", "id", "timestamp"]
+        assert order == [*base, "role", *old[name][4:]], name
+    report = diff("operator-use/d0da87a6", "operator-use/d1cdaad8")
+    assert not {change.type_name for change in (*report.changes, *report.notes)} & set(moved)
+
+
 # --- the command line --------------------------------------------------------------------------
 
 
@@ -415,14 +507,26 @@ def run_cli(*arguments: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return status, captured.out, captured.err
 
 
+def test_every_pair_of_versions_has_its_report_checked_in() -> None:
+    """schemas/README.md, conventions rule 10: a new version comes with its report."""
+    assert set(REPORTS) == set(PAIRS)
+    assert {path.name for path in EXPECTED_DIR.glob("schema-diff-*.txt")} == {
+        name for name, _ in REPORTS.values()
+    }
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(REPORTS))
 def test_the_checked_in_report_is_what_the_command_prints(
-    capsys: pytest.CaptureFixture[str],
+    old: str, new: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, _ = run_cli("0.8", "0.10", capsys=capsys)
-    assert status == 1, "a breaking change: exit status 1"
-    assert out == EXPECTED.read_text(encoding="utf-8"), (
-        f"the report changed; if that is right, regenerate {EXPECTED.relative_to(ROOT)} with "
-        "`phi-wire schema-diff 0.8 0.10`"
+    """``phi-wire schema-diff <format>/<old> <format>/<new>`` (phi-core's also by version alone)."""
+    name, exit_status = REPORTS[(old, new)]
+    expected = (EXPECTED_DIR / name).read_text(encoding="utf-8")
+    status, out, _ = run_cli(old, new, capsys=capsys)
+    assert status == exit_status, "exit status 1 when a change breaks a reader, else 0"
+    assert out == expected, (
+        f"the report changed; if that is right, regenerate tests/expected/{name} with "
+        f"`phi-wire schema-diff {old} {new}`"
     )
 
 
