@@ -265,11 +265,10 @@ def test_the_package_declarations_typecheck_strict(project: Path) -> None:
     """Every version's declarations, each of its types named once (skipLibCheck is off)."""
     lines = [
         f'import type * as V{index} from "phi-wire/{entry.folder}";\n'
-        f"export type All{index} = [{', '.join(f'V{index}.{name}' for name in names)}];\n"
+        f"export type All{index} = "
+        f"[{', '.join(f'V{index}.{name}' for name in sorted(definitions(entry.folder)))}];\n"
         for index, entry in enumerate(VERSIONS)
-        if (names := sorted(definitions(entry.folder)))
     ]
-    assert len(lines) == len(VERSIONS)
     assert typecheck(project, {"all.ts": "".join(lines)}) == []
 
 
@@ -737,11 +736,13 @@ def test_every_version_is_exported_by_name(project: Path, entry: WireVersion) ->
     """``phi-wire/<format>/<version>`` resolves for every registered version and exports isT and
     validateT for each of its wire types; a valid document passes, a broken one is reported at
     its pointer."""
-    written = next(documents(entry, "valid-canonical"))
+    written = next(
+        doc
+        for doc in documents(entry, "valid-canonical")
+        if isinstance(strict_json(doc.text), dict)
+    )
     good = strict_json(written.text)
-    if not isinstance(good, dict):
-        pytest.fail(f"{written.fixture.id}: the first valid fixture should be an object")
-    key = next(iter(good))
+    key = next(iter(good))  # its first key (a tag or a field): no schema takes this array there
     bad = {**good, key: {"not": ["what", "the", "schema", "says"]}}
     script_file = project / f"by-name-{entry.folder.replace('/', '-')}.mjs"
     script_file.write_text(BY_NAME)
