@@ -482,6 +482,15 @@ WRONG["operator-use/d0da87a6"] = [
         "Type 'string' is not assignable to type 'SessionFileEntry'",
     ),
 ]
+WRONG["operator-use/d0da87a6"].append(
+    (
+        "write_into_args",
+        "export function f(c: W.ToolCallContent): void {\n"
+        '  if (c.args) c.args["command"] = "rm";\n}',
+        "TS2542",
+        "only permits reading",
+    )
+)
 WRONG["operator-use/d1cdaad8"] = [
     (
         "message_without_role",
@@ -490,6 +499,25 @@ WRONG["operator-use/d1cdaad8"] = [
         "AgentMessage",
     ),
 ]
+
+
+FREE_FORM = """
+import type * as W from "phi-wire/operator-use/d0da87a6";
+
+// Python's Any is any JSON value, not only an object; dict[str, Any] holds any values
+export const details: readonly W.CustomMessage[] = [
+  {"role":"custom","custom_type":"t","timestamp":1.0,"details":"text"},
+  {"role":"custom","custom_type":"t","timestamp":1.0,"details":[1,{"a":null}]},
+  {"role":"custom","custom_type":"t","timestamp":1.0,"details":null},
+];
+export const call: W.ToolCallContent = {"type":"tool_call","args":{"n":1,"list":[true]}};
+// a smart-union block needs no tag: {} is a TextContent
+export const blocks: readonly W.Content[] = [{}, {"signature":"s"}];
+"""
+
+
+def test_operator_use_free_form_values_typecheck(project: Path) -> None:
+    assert typecheck(project, {"free_form.ts": FREE_FORM}) == []
 
 
 def test_every_format_has_wrong_documents() -> None:
