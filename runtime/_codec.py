@@ -10,6 +10,10 @@ Serde facts handled here rather than in the models:
   ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
 * serde's sequence form of structs (``[tag, field, ...]``): see ``_sequence``, tried only after
   validation failed;
+* an unknown key of a struct read directly is skipped by ``ignore_value``, which checks the
+  grammar only (a number out of range, nesting past 127 levels, a lone surrogate, bytes that are
+  not UTF-8 pass there): see ``_ignored``, asked only once one of the checks here found such a
+  thing, and the document read again with those values blanked;
 * borrowed ``&str`` fields (clark-agent's event ``plugin``), which reject escaped strings: see
   ``_borrowed``, checked only when the document holds a backslash;
 * output: ``serde_json::to_string`` (compact) or ``to_writer_pretty`` (2-space indent), raw UTF-8.
@@ -26,6 +30,7 @@ from pydantic_core import ErrorDetails, PydanticSerializationError
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import from_json_validation_error
+from ._ignored import blank_ignored
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
@@ -60,6 +65,18 @@ def _as_text(data: str | bytes | bytearray | memoryview, name: str) -> bytes:
                 name, "", f"the text is not valid UTF-8 ({error.reason} at offset {error.start})"
             ) from None
     return bytes(data)
+
+
+# jiter's words (serde_json's) for a string serde_json's full reading rejects and ignore_str skips
+_STRING_FINDINGS = ("surrogate", "hex escape", "invalid unicode code point")
+
+
+class _SkippedBySerde(Exception):
+    """A finding serde's full reading rejects, which may lie in a value serde only skips."""
+
+    def __init__(self, error: WireError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 @overload
@@ -97,14 +114,40 @@ def loads(
         return value
     name = type_name(tp)
     raw = _as_text(data, name)
+    try:
+        return _read(tp, raw, name, False, max_problems, fail_fast)
+    except _SkippedBySerde as finding:
+        # Only now: an unknown key's value is skipped by serde without these checks (_ignored)
+        blanked = blank_ignored(tp, raw)
+        if blanked is None:
+            raise finding.error from None
+    # read again outside the handler: an error from here does not carry the finding as context
+    return _read(tp, blanked, name, True, max_problems, fail_fast)
+
+
+def _finding(error: WireError, blanked: bool) -> Exception:
+    return error if blanked else _SkippedBySerde(error)
+
+
+def _read(
+    tp: Any, raw: bytes, name: str, blanked: bool, max_problems: int | None, fail_fast: bool
+) -> Any:
+    """``loads`` on UTF-8 bytes; with ``blanked`` False, a finding that an ignored value may hold
+    raises ``_SkippedBySerde`` carrying the error to report if none does."""
     if too_deep(raw):  # first: the scan below then cannot run out of recursion
-        raise WireError(
-            name, "", f"invalid JSON: nested deeper than serde_json's {SERDE_MAX_DEPTH} levels"
+        raise _finding(
+            WireError(
+                name, "", f"invalid JSON: nested deeper than serde_json's {SERDE_MAX_DEPTH} levels"
+            ),
+            blanked,
         )
     found = scan(raw)
     written = raw
     if found is not None and found.numbers_differ:
-        raw = rewrite_numbers(raw, name)
+        try:
+            raw = rewrite_numbers(raw, name)
+        except WireError as error:  # out of range, or NaN
+            raise _finding(error, blanked) from None
     if fail_fast:
         from ._fail_fast import fail_fast_validator
 
@@ -117,9 +160,12 @@ def loads(
         details = error.errors(include_url=False)
         value = None if found is None else _from_sequence_form(tp, raw, details)
         if value is None:
-            raise from_json_validation_error(
+            wire_error = from_json_validation_error(
                 name, details, raw, written, max_problems=max_problems
-            ) from None
+            )
+            if _string_finding(details):
+                raise _finding(wire_error, blanked) from None
+            raise wire_error from None
     if found is None:  # Python's parser rejects what pydantic's accepted: never judge it unchecked
         message, line, column = syntax_error(raw)
         raise json_syntax_error(name, message, line, column)
@@ -138,6 +184,14 @@ def loads(
                 f"sequences), found string {text} written with an escape",
             )
     return value
+
+
+def _string_finding(details: list[ErrorDetails]) -> bool:
+    """pydantic's parser rejected a string for a lone surrogate or bytes that are not UTF-8."""
+    if not details or details[0]["type"] != "json_invalid":
+        return False
+    message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
+    return any(words in message for words in _STRING_FINDINGS)
 
 
 def _from_sequence_form(tp: Any, raw: bytes, details: list[ErrorDetails]) -> Any | None:

@@ -9,7 +9,8 @@ divided by an entry of a table of powers of ten. That differs from Python's corr
 * ``-0`` is the float ``-0.0``, not the integer 0;
 * an integer above u64::MAX or below i64::MIN becomes an f64;
 * some decimals are 1 ULP off (``123456789012345680000.0`` reads as ``1.2345678901234567e+20``),
-  and ``1e400`` is an error ("number out of range"), not infinity;
+  and ``1e400`` is an error ("number out of range"), not infinity (except in an unknown key's
+  value, which serde skips unread: see ``_ignored``);
 * the exponent's value counts, not its digits (``1e0000000001`` is 10.0); past i32::MAX it reads
   as zero, or is out of range for a non-zero significand and a positive exponent;
 * after an integer part too long for u64, fraction digits still join the significand while it

@@ -6,7 +6,9 @@ serde facts need the raw document instead: repeated fields (an error in derived 
 decimals, out-of-range exponents, see ``_numbers``; ``NaN``/``Infinity`` are not JSON at all).
 ``json.loads`` with hooks finds both at C speed, so ``loads`` pays for one scan, not two.
 serde_json also refuses to nest deeper than 127 levels (pydantic's parser goes deeper):
-``too_deep`` checks that, before the scan, so that the scan's own recursion never runs out.
+``too_deep`` checks that, before the scan, so that the scan's own recursion never runs out. (Inside
+an unknown key's value, which serde skips without counting levels, nesting is free: ``loads`` then
+asks ``_ignored``.)
 
 The scan never gives up silently: its hooks accept any number lexeme (``_numbers`` reads every
 length in linear time), and ``scan`` returns None only for text that Python's parser rejects as

@@ -5,6 +5,7 @@
                               [--all-folders] [--quiet] [--jobs N]
     phi-wire schema T [--version 0.10]
     phi-wire types [--version 0.10]
+    phi-wire schema-diff OLD NEW [--format text|json] [--fail-on any|old-readers|new-readers|none]
 
 This module is the thin layer over phi_wire.validate: arguments, output, exit status.
 """
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any, TextIO
 
-from phi_wire import __version__
+from phi_wire import __version__, schema_diff
 from phi_wire.formats import UnknownVersion, find, newest
 from phi_wire.validate import (
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -304,6 +305,39 @@ def run_types(args: argparse.Namespace, output: Output) -> int:
     return 0
 
 
+def run_schema_diff(args: argparse.Namespace, output: Output) -> int:
+    """Print the report; exit 0, 1 or 2 (see ``schema_diff.DESCRIPTION``)."""
+    try:
+        report = schema_diff.diff(args.old, args.new)
+    except (ValueError, OSError) as error:
+        raise UsageError(f"schema-diff: {error}") from None
+    if args.format == "json":
+        output.line(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+    else:
+        output.line(report.text().removesuffix("\n"))
+    output.flush()
+    impact = schema_diff.Impact[schema_diff.FAIL_ON[args.fail_on]]
+    return 1 if impact is not schema_diff.Impact.NONE and report.breaking(impact) else 0
+
+
+def add_schema_diff(commands: Any) -> None:
+    command = commands.add_parser(
+        "schema-diff",
+        help="breaking changes between two schema versions",
+        description=schema_diff.DESCRIPTION,
+    )
+    command.add_argument("old", metavar="OLD", help="schema folder or version, e.g. 0.8")
+    command.add_argument("new", metavar="NEW", help="schema folder or version, e.g. 0.10")
+    command.add_argument("--format", choices=("text", "json"), default="text")
+    command.add_argument(
+        "--fail-on",
+        choices=tuple(schema_diff.FAIL_ON),
+        default="any",
+        help="which breaking changes make the exit status 1 (default: any)",
+    )
+    command.set_defaults(run=run_schema_diff)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="phi-wire", description=__doc__.split("\n\n")[0].rstrip(".")
@@ -368,6 +402,7 @@ def parser() -> argparse.ArgumentParser:
     types = commands.add_parser("types", help="list the wire types")
     types.add_argument("--version", default=newest().version)
     types.set_defaults(run=run_types)
+    add_schema_diff(commands)
     return root
 
 
