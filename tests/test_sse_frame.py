@@ -8,6 +8,7 @@ The line-by-line reading is the reference (its rules are tested through the clie
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -67,7 +68,7 @@ def test_passing_whole_messages_through_changes_nothing(
 ) -> None:
     body, cuts = stream
     bounds = [0, *cuts, len(body)]
-    chunks = [body[start:end] for start, end in zip(bounds, bounds[1:], strict=False)]
+    chunks = [body[start:end] for start, end in itertools.pairwise(bounds)]
     assert framed(chunks, limit, whole=True) == framed(chunks, limit, whole=False)
 
 
