@@ -22,8 +22,17 @@ the exact path, their serde facts being ones the expression does not cover). A t
 document looks for its expression in the fast path's private cache (a few milliseconds, once); if
 it is not there, the type's ``BUILD_AFTER`` th document starts building it in a background thread
 (and caches it for later processes). No call ever waits for it: documents keep taking the exact
-path until it is ready. ``prepare(tp)`` builds it at once, for programs that know they will read
-many. ``ENABLED`` switches the whole fast path off (tests and benchmarks compare both ways).
+path until it is ready, and whichever path judges a document, the result is the same.
+``prepare(tp)`` (public: ``phi_wire.prepare``) builds it at once, for programs that know they will
+read many. ``ENABLED`` switches the whole fast path off (tests and benchmarks compare both ways).
+
+The background build, and what may happen around it: the builder is a daemon thread, so it never
+keeps a program from exiting; at exit the cache lets a write under way finish and starts no other
+(``phi_wire.fastpath``), so nothing is left half-written. A fork while it runs gives the child no
+builder (its count starts again, its locks are new). Where no thread can be started (an
+interpreter built without threads, one shutting down), the type keeps the exact path; on a
+free-threaded build nothing changes: the expression and validator are published whole, by one
+assignment, once built.
 """
 
 from __future__ import annotations
@@ -124,15 +133,24 @@ class Shortcut:
         return NOT_VOUCHED
 
     def start_building(self) -> None:
-        """Build the expression on a daemon thread (what it imports is imported here first: a
-        fork meanwhile must not leave the child an import lock held by a thread it lacks)."""
+        """Build the expression on a daemon thread, started once (what it imports is imported
+        here first: a fork meanwhile must not leave the child an import lock held by a thread it
+        lacks). Where no thread can be started (a build without threads, an interpreter shutting
+        down, a subinterpreter that refuses daemon threads), the type keeps the exact path."""
         from phi_wire.fastpath import preload
 
-        preload()
-        self.builder = threading.Thread(
-            target=self._build, name=f"phi-wire fast path for {self.name}", daemon=True
-        )
-        self.builder.start()
+        with _STARTING:  # two threads at the threshold at once start one builder
+            if self.builder is not None:
+                return
+            preload()
+            builder = threading.Thread(
+                target=self._build, name=f"phi-wire fast path for {self.name}", daemon=True
+            )
+            self.builder = builder
+            try:
+                builder.start()
+            except RuntimeError as error:
+                self.failure, self.version = error, None
 
     def _build(self) -> None:
         try:
@@ -141,10 +159,15 @@ class Shortcut:
             self.failure, self.version = error, None
 
     def forked(self) -> None:
-        """In a child process: the building thread was not copied, nor may its lock be held."""
+        """In a child process: the building thread was not copied, nor may its lock be held;
+        the cache is looked at again (the expression may have been cached since)."""
         self.lock = threading.Lock()
-        if self.judge is None and self.builder is not None:
-            self.builder, self.seen = None, 0
+        if self.judge is None:
+            self.builder, self.seen, self.looked = None, 0, False
+
+
+_STARTING = threading.Lock()
+"""Held while a builder is started (never while one builds: no caller waits for a build)."""
 
 
 def _judge(match: Callable[[bytes], object], validate: Callable[..., Any]) -> Callable[[Any], Any]:
@@ -203,12 +226,17 @@ def shortcut_for(tp: Any) -> Shortcut:
 
 
 def prepare(tp: Any) -> bool:
-    """Load or build ``tp``'s fast path now (what benchmarks and long-running readers may do
-    before the first document); whether it is on."""
+    """Make ``loads(tp, ...)`` take its fast path from the next document on: the expression is
+    loaded from the cache or, failing that, built now (0.2-3 s, once per installation: it is
+    cached). Without it, a process builds it in the background after ``BUILD_AFTER`` documents of
+    ``tp``. Returns whether ``tp`` has a fast path (only phi-core's public wire types do); what
+    ``loads`` returns or raises is the same either way."""
     return shortcut_for(tp).enable(build=True)
 
 
 def _after_fork_in_child() -> None:
+    global _STARTING
+    _STARTING = threading.Lock()
     for entry in list(_SHORTCUTS.values()):
         entry.forked()
 

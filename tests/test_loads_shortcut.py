@@ -27,6 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 from schema_strategies import from_schema
+from test_ignored import _MARK as _MARK_TEXT
+from test_ignored import BUFFERED, DIRECT, FACTS, PHI_CORE, marked, with_payload
 from test_validate_fastpath import corpus_documents, mutations
 
 import phi_wire.clark_agent
@@ -445,3 +447,236 @@ def test_the_vouched_validator_runs_no_python_for_timestamps_values_and_metadata
 
     walk(validator.__reduce__()[1][0])
     assert set(functions) == {"partial", "_to_f32"}  # Timestamp's C constructor; f32 rounding
+
+
+# --- serde's leniency for unknown keys (runtime/_ignored.py) -------------------------------------
+
+UNKNOWN_VALUES: dict[str, bytes] = {
+    "a number": b"1",
+    "an object": b'{"a":[1,"x",null]}',
+    **{fact: payload for fact, (payload, _) in FACTS.items()},
+}
+
+
+@pytest.mark.parametrize("release", PHI_CORE)
+@pytest.mark.parametrize(
+    "position",
+    [*DIRECT, *(buffered for buffered, _ in BUFFERED)],
+    ids=lambda position: position.label,
+)
+def test_an_unknown_key_is_never_vouched_and_is_judged_alike(release: str, position: Any) -> None:
+    """The expression matches the documents phi-core writes, which hold no unknown key: a
+    document with one takes the exact path, which skips or parses its value as serde does (a value
+    serde only skips may hold what serde's full reading rejects)."""
+    wire, corpus_release = PHI_CORE[release]
+    tp = getattr(wire, position.type_name)
+    base = position.document(corpus_release)
+    canonical = wire.dumps(wire.loads(tp, json.dumps(base)))
+    assert _shortcut.prepare(tp)
+    assert _shortcut.vouched(tp, canonical) is not _shortcut.NOT_VOUCHED  # without it: vouched
+    for label, payload in UNKNOWN_VALUES.items():
+        for first in (False, True):  # after the fields, or before them
+            document = with_unknown_key(json.loads(canonical), position.path, payload, first)
+            assert _shortcut.vouched(tp, document) is _shortcut.NOT_VOUCHED, (label, first)
+            assert_same(release, position.type_name, document, f"{label}, first: {first}")
+
+
+def with_unknown_key(document: Any, path: tuple[Any, ...], payload: bytes, first: bool) -> bytes:
+    """The compact ``document`` with key ``zz_unknown`` holding ``payload`` (raw JSON text) in
+    the object at ``path``, as its first or last key."""
+    if not first:
+        return with_payload(document, path, "zz_unknown", payload)
+    root: Any = {"": document}
+    steps = ("", *path)
+    holder = root
+    for step in steps[:-1]:
+        holder = holder[step]
+    holder[steps[-1]] = {"zz_unknown": _MARK_TEXT, **holder[steps[-1]]}
+    text = json.dumps(root[""], separators=(",", ":"), ensure_ascii=False).encode()
+    return marked(text, payload)
+
+
+# --- threads, processes and the end of the interpreter --------------------------------------------
+
+
+def test_without_threads_the_exact_path_stays(
+    fresh: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interpreter built without threads, or one shutting down, refuses to start one: the type
+    keeps the exact path, and no caller sees the refusal."""
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setattr(_shortcut, "BUILD_AFTER", 1)
+
+    class NoThread(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(_shortcut.threading, "Thread", NoThread)
+    wire = phi_wire.v0_8
+    lines = event_lines()[:5]
+    verdicts = [exactly(wire, wire.AgentEvent, line) for line in lines]
+    for line, verdict in zip(lines, verdicts, strict=True):
+        value = wire.loads(wire.AgentEvent, line)
+        assert ("accepted", shape(value), wire.dumps(value), wire.dumps(value, pretty=True)) == (
+            verdict
+        )
+    entry = _shortcut.shortcut_for(wire.AgentEvent)
+    assert isinstance(entry.failure, RuntimeError) and entry.version is None
+
+
+def test_one_builder_however_often_the_threshold_is_passed(
+    fresh: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path / "empty"))
+    release = threading.Event()
+    build = _pattern.build_pattern
+
+    def slow_build(*args: Any) -> bytes:
+        assert release.wait(60)
+        return build(*args)
+
+    monkeypatch.setattr(_pattern, "build_pattern", slow_build)
+    entry = _shortcut.shortcut_for(phi_wire.v0_8.AgentEvent)
+    entry.looked, entry.seen = True, _shortcut.BUILD_AFTER
+    before = set(threading.enumerate())
+    starters = [threading.Thread(target=entry.count) for _ in range(8)]
+    for starter in starters:
+        starter.start()
+    for starter in starters:
+        starter.join(60)
+    builder = entry.builder
+    assert builder is not None
+    started = [
+        thread for thread in set(threading.enumerate()) - before if thread.name == builder.name
+    ]
+    assert started == [builder]
+    release.set()
+    builder.join(60)
+    assert entry.judge is not None
+
+
+def fork_child_verdicts(lines: list[bytes]) -> list[Any]:
+    """In a forked child: ``loads``' verdicts (the parent's build of the expression is under way,
+    holding the type's lock, on a thread the child does not have)."""
+    wire = phi_wire.v0_8
+    return [exactly(wire, wire.AgentEvent, line)[:2] for line in lines] + [
+        ("accepted", shape(wire.loads(wire.AgentEvent, line))) for line in lines
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # 3.12+: fork with threads running
+def test_a_process_forked_during_a_build_judges_alike(
+    fresh: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the validator's ``--jobs`` does (it forks) while ``loads`` builds in the background:
+    the child neither deadlocks on the builder's lock nor judges differently."""
+    import multiprocessing
+
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setattr(_shortcut, "BUILD_AFTER", 1)
+    inside, release = threading.Event(), threading.Event()
+    build = _pattern.build_pattern
+
+    def slow_build(*args: Any) -> bytes:
+        inside.set()
+        assert release.wait(60)  # never set in the child: its own builder waits, a daemon
+        return build(*args)
+
+    monkeypatch.setattr(_pattern, "build_pattern", slow_build)
+    wire = phi_wire.v0_8
+    lines = event_lines()[:40]
+    for line in lines[:3]:
+        wire.loads(wire.AgentEvent, line)
+    assert inside.wait(60)  # the parent's builder holds the type's lock now
+    pool = multiprocessing.get_context("fork").Pool(1)
+    try:
+        verdicts = pool.apply_async(fork_child_verdicts, (lines,)).get(timeout=120)
+    finally:
+        pool.terminate()
+        release.set()
+    half = len(lines)
+    assert verdicts[:half] == [("accepted", verdict[1]) for verdict in verdicts[half:]]
+    entry = _shortcut.shortcut_for(wire.AgentEvent)
+    assert entry.builder is not None
+    entry.builder.join(60)
+    assert entry.judge is not None
+
+
+_EXIT_DURING_A_CACHE_WRITE = r"""
+import os, sys, threading, time
+import phi_wire.v0_8 as wire
+from phi_wire import _shortcut
+from phi_wire.fastpath import _pattern, _private  # _private checks os.rename on import
+
+writing = threading.Event()
+rename = os.rename
+
+def slow_rename(*args, **kwargs):  # the cache write's last step: its temporary file exists
+    writing.set()
+    time.sleep(2)
+    return rename(*args, **kwargs)
+
+os.rename = slow_rename
+_pattern.build_pattern = lambda *args: rb'\{"type":"AgentEnd"[^\n]*\}'  # quick to build
+_shortcut.BUILD_AFTER = 1
+for _ in range(3):
+    wire.loads(wire.AgentEvent, sys.argv[1])
+assert writing.wait(60)
+print("exiting", flush=True)
+"""
+
+_EXIT_DURING_A_BUILD = r"""
+import sys, threading
+import phi_wire.v0_8 as wire
+from phi_wire import _shortcut
+from phi_wire.fastpath import _pattern
+
+building, never = threading.Event(), threading.Event()
+
+def endless_build(*args):
+    building.set()
+    never.wait()
+
+_pattern.build_pattern = endless_build
+_shortcut.BUILD_AFTER = 1
+for _ in range(3):
+    wire.loads(wire.AgentEvent, sys.argv[1])
+assert building.wait(60)
+print("exiting", flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    "script", [_EXIT_DURING_A_BUILD, _EXIT_DURING_A_CACHE_WRITE], ids=["build", "cache write"]
+)
+def test_the_interpreter_exits_cleanly_during_a_background_build(
+    script: str, tmp_path: Path
+) -> None:
+    """The builder never keeps the program alive (a build that never ends), and the exit lets a
+    cache write under way finish: no temporary file is left behind (regression: the daemon thread
+    was frozen between its temporary file and the rename)."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "cache"
+    environment = {**os.environ, "PHI_WIRE_CACHE_DIR": str(folder)}
+    line = event_lines()[-1].decode()
+    finished = subprocess.run(
+        [sys.executable, "-c", script, line],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (finished.returncode, finished.stdout, finished.stderr) == (0, "exiting\n", "")
+    left = sorted(path.name for path in folder.iterdir()) if folder.exists() else []
+    assert not [name for name in left if name.startswith(".tmp")], left
+    if script is _EXIT_DURING_A_CACHE_WRITE:
+        assert [name for name in left if name.endswith(".bin")], left  # the write finished
+
+
+def test_prepare_is_public() -> None:
+    assert phi_wire.v0_8.prepare is phi_wire.v0_10.prepare is _shortcut.prepare
+    assert "prepare" in phi_wire.v0_10.__all__
+    assert not phi_wire.v0_8.prepare(phi_wire.clark_agent.AgentEvent)
