@@ -42,9 +42,11 @@ def too_deep(raw: bytes) -> bool:
     if raw.count(b"[") + raw.count(b"{") <= SERDE_MAX_DEPTH:
         return False
     # Blank out escaped backslashes and quotes so every remaining quote delimits a string, keep
-    # only quotes and brackets, drop the strings, then take the deepest running total.
+    # only quotes and brackets, drop the strings, then take the deepest running total. A quote
+    # left unpaired opens a string that never ends (the parser fails there): nothing after it
+    # nests.
     plain = raw.replace(b"\\\\", b"  ").replace(b'\\"', b"  ")
-    brackets = _STRING.sub(b"", plain.translate(None, _NOT_STRUCTURE))
+    brackets = _STRING.sub(b"", plain.translate(None, _NOT_STRUCTURE)).partition(b'"')[0]
     return max(accumulate(_DEPTH_STEP[byte] for byte in brackets), default=0) > SERDE_MAX_DEPTH
 
 
