@@ -29,7 +29,7 @@ from pydantic_core import ErrorDetails, PydanticSerializationError
 
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
-from ._error_translation import from_json_validation_error
+from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._ignored import blank_ignored
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
@@ -161,7 +161,12 @@ def _read(
         value = None if found is None else _from_sequence_form(tp, raw, details)
         if value is None:
             wire_error = from_json_validation_error(
-                name, details, raw, written, max_problems=max_problems
+                name,
+                details,
+                raw,
+                written,
+                max_problems=max_problems,
+                document=found.document if found is not None and found.kept else NOT_PARSED,
             )
             if _string_finding(details):
                 raise _finding(wire_error, blanked) from None
