@@ -225,3 +225,28 @@ def test_cjk_strings_are_matched_about_as_fast_as_ascii(lines_path: FastPath) ->
             assert lines_path.unmatched(line) == []
             best[line] = min(best[line], time.process_time() - start)
     assert best[cjk] < 3 * best[ascii_], best.values()
+
+
+# The string expression as it was before it was unrolled (runs between escapes): the reference.
+_ALTERNATING_STRING = (
+    rb'"(?:[ !#-\[\]-\xff]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"'
+)
+_STRING_PIECES = st.sampled_from(
+    [
+        *(b'"', b"\\", b"a", b" ", b"\t", b"\x1f", b"\x7f", b"\xc3\xa9", b"\xff", b"n", b"u", b"/"),
+        *(b"\\u00e9", b"\\uD800", b"\\ud834", b"\\uDBFF", b"\\ue000", b"\\u12", b"\\x"),
+    ]
+)
+
+
+@given(st.lists(_STRING_PIECES, max_size=12))
+def test_the_unrolled_string_expression_matches_what_the_alternating_one_did(
+    pieces: list[bytes],
+) -> None:
+    import re
+
+    from phi_wire.fastpath import _pattern
+
+    for text in (b"".join(pieces), b'"' + b"".join(pieces) + b'"'):
+        unrolled = re.fullmatch(_pattern._STRING, text) is not None
+        assert unrolled == (re.fullmatch(_ALTERNATING_STRING, text) is not None), text

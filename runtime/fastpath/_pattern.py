@@ -159,8 +159,17 @@ def _opaque(regex: bytes) -> Seq:
 # A JSON string: no raw control characters, no surrogate escapes (lone ones are invalid, pairs are
 # rare: phi-core writes non-ASCII raw). Bytes >= 0x80 are taken in runs with the printable ASCII
 # ones, at C speed: their UTF-8 is checked once per block by ``_utf8`` (matching UTF-8's forms
-# here, one branch per character, made non-ASCII text slower than ``json.loads``).
-_STRING = rb'"(?:[ !#-\[\]-\xff]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"'
+# here, one branch per character, made non-ASCII text slower than ``json.loads``). Written as
+# runs of plain characters between escapes ("unrolled"): a string without escapes, the common
+# case, is one run and no alternation (some 10% less time for phi-core's events).
+_PLAIN_RUN = rb"[ !#-\[\]-\xff]*+"
+_STRING = (
+    rb'"'
+    + _PLAIN_RUN
+    + rb'(?:\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4})'
+    + _PLAIN_RUN
+    + rb')*+"'
+)
 # Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
 # (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
 _NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
@@ -254,7 +263,9 @@ class _Member(NamedTuple):
 
 
 def _optional(seq: Seq) -> Seq:
-    return (b"(?:" + _render(seq) + b")?",)
+    # (?:X|), not (?:X)?: the same language, tried in the same order, but CPython's engine runs a
+    # branch without the bookkeeping of a repeat (some 10% less time for phi-core's events)
+    return (b"(?:" + _render(seq) + b"|)",)
 
 
 def _object(members: list[_Member]) -> Seq:
