@@ -34,7 +34,7 @@ from ._ignored import blank_ignored
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
-from ._shortcut import NOT_VOUCHED, vouched
+from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
 from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
@@ -115,14 +115,19 @@ def loads(
     name = type_name(tp)
     raw = _as_text(data, name)
     try:
-        return _read(tp, raw, name, False, max_problems, fail_fast)
+        value = _read(tp, raw, name, False, max_problems, fail_fast)
     except _SkippedBySerde as finding:
         # Only now: an unknown key's value is skipped by serde without these checks (_ignored)
         blanked = blank_ignored(tp, raw)
         if blanked is None:
             raise finding.error from None
+    else:
+        accepted_exactly(tp)
+        return value
     # read again outside the handler: an error from here does not carry the finding as context
-    return _read(tp, blanked, name, True, max_problems, fail_fast)
+    value = _read(tp, blanked, name, True, max_problems, fail_fast)
+    accepted_exactly(tp)
+    return value
 
 
 def _finding(error: WireError, blanked: bool) -> Exception:

@@ -20,9 +20,11 @@ must not pay, and a stream reader must not wait for): only for the public types 
 version modules (``phi_wire.v0_8.AgentEvent``...; clark-agent and Operator-Use types always take
 the exact path, their serde facts being ones the expression does not cover). A type's first
 document looks for its expression in the fast path's private cache (a few milliseconds, once); if
-it is not there, the type's ``BUILD_AFTER`` th document starts building it in a background thread
-(and caches it for later processes). No call ever waits for it: documents keep taking the exact
-path until it is ready, and whichever path judges a document, the result is the same.
+it is not there, the type's ``BUILD_AFTER`` th document accepted the exact way starts building it
+in a background thread (and caches it for later processes); rejected documents do not count (a
+stream of invalid ones, or the lines a validator's own fast path left, would gain nothing). No
+call ever waits for it: documents keep taking the exact path until it is ready, and whichever
+path judges a document, the result is the same.
 ``prepare(tp)`` (public: ``phi_wire.prepare``) builds it at once, for programs that know they will
 read many. ``ENABLED`` switches the whole fast path off (tests and benchmarks compare both ways).
 
@@ -55,13 +57,14 @@ __all__ = [
     "ENABLED",
     "NOT_VOUCHED",
     "Shortcut",
+    "accepted_exactly",
     "prepare",
     "shortcut_for",
     "vouched",
 ]
 
 BUILD_AFTER = 10_000
-"""Documents of one type that a process judges the exact way before it builds the type's
+"""Documents of one type that a process accepts the exact way before it builds the type's
 expression: some 0.3-0.5 s of work for AgentEvent events, about what the build costs (on another
 thread)."""
 
@@ -118,19 +121,22 @@ class Shortcut:
             return None
         return _judge(found.lines.fullmatch, validator.validate_json)
 
-    def count(self) -> Any:
-        """Bookkeeping for a document judged the exact way: the cache is looked at on the first
-        one, a build started on the ``BUILD_AFTER`` th. Returns ``NOT_VOUCHED``."""
+    def first_look(self, data: Any) -> Any:
+        """The type's first document: the expression is looked for in the cache (once), and
+        used at once if it is there. Returns what ``vouched`` returns."""
         if not ENABLED or self.version is None:
             return NOT_VOUCHED
-        if not self.looked:
-            self.looked = True
-            self.enable(build=False)
-            return NOT_VOUCHED
+        self.looked = True
+        judge = self.judge if self.enable(build=False) else None
+        return NOT_VOUCHED if judge is None else judge(data)
+
+    def count(self) -> None:
+        """A document accepted the exact way: the ``BUILD_AFTER`` th starts a build."""
+        if not ENABLED or self.version is None or self.judge is not None:
+            return
         self.seen += 1
         if self.seen >= BUILD_AFTER and self.builder is None:
             self.start_building()
-        return NOT_VOUCHED
 
     def start_building(self) -> None:
         """Build the expression on a daemon thread, started once (what it imports is imported
@@ -251,7 +257,18 @@ def vouched(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     if entry is None or entry.tp is not tp:
         entry = shortcut_for(tp)
     judge = entry.judge
-    return entry.count() if judge is None else judge(data)
+    if judge is not None:
+        return judge(data)
+    return NOT_VOUCHED if entry.looked else entry.first_look(data)
+
+
+def accepted_exactly(tp: Any) -> None:
+    """``loads`` accepted a document of ``tp`` on the exact path: counted towards building the
+    expression (documents it rejects are not: a stream of invalid documents, or the lines a
+    validator's own fast path left, would have the expression built for nothing)."""
+    entry = _SHORTCUTS.get(id(tp))
+    if entry is not None and entry.tp is tp and entry.judge is None:
+        entry.count()
 
 
 def _vouched_validator(validator: Any) -> SchemaValidator | None:

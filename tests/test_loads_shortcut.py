@@ -311,9 +311,8 @@ def test_the_cached_expression_is_used_from_the_first_document(fresh: None) -> N
     wire = phi_wire.v0_8
     assert _shortcut.prepare(wire.AgentEvent)  # now cached on disk
     _shortcut._SHORTCUTS.clear()  # a new process, as far as this module knows
-    first, second = event_lines()[:2]
-    wire.loads(wire.AgentEvent, first)  # looks at the cache
-    assert _shortcut.vouched(wire.AgentEvent, second) is not _shortcut.NOT_VOUCHED
+    first = event_lines()[0]
+    assert _shortcut.vouched(wire.AgentEvent, first) is not _shortcut.NOT_VOUCHED  # looked, used
 
 
 def test_it_is_built_in_the_background_after_enough_documents(
@@ -334,7 +333,7 @@ def test_it_is_built_in_the_background_after_enough_documents(
     wire = phi_wire.v0_8
     lines = event_lines()
     exact = [exactly(wire, wire.AgentEvent, line) for line in lines]
-    for line in lines[:21]:  # the first only looks at the cache; 20 more start the build
+    for line in lines[:20]:  # the first looks at the cache too; the 20th starts the build
         wire.loads(wire.AgentEvent, line)
     entry = _shortcut.shortcut_for(wire.AgentEvent)
     assert started.wait(30) and entry.builder is not None
@@ -350,6 +349,26 @@ def test_it_is_built_in_the_background_after_enough_documents(
     assert all(
         _shortcut.vouched(wire.AgentEvent, line) is not _shortcut.NOT_VOUCHED for line in lines
     )
+
+
+def test_rejected_documents_do_not_count_towards_a_build(
+    fresh: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream of invalid documents (or the lines a validator's own fast path left) would gain
+    nothing from the expression: only documents accepted the exact way count."""
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setattr(_shortcut, "BUILD_AFTER", 3)
+    started: list[object] = []
+    monkeypatch.setattr(_shortcut.Shortcut, "start_building", lambda self: started.append(self))
+    wire = phi_wire.v0_8
+    lines = event_lines()
+    for line in lines[:20]:
+        with pytest.raises(wire.WireError):
+            wire.loads(wire.AgentEvent, line.replace(b'"loop_id":"', b'"loop_id":5,"x":"', 1))
+    assert not started
+    for line in lines[:3]:
+        wire.loads(wire.AgentEvent, line)
+    assert started == [_shortcut.shortcut_for(wire.AgentEvent)]
 
 
 def test_a_failed_build_leaves_the_exact_path(
