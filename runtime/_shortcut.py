@@ -105,12 +105,12 @@ class Shortcut:
         return self.judge is not None
 
     def _load(self, build: bool) -> Callable[[Any], Any] | None:
-        from phi_wire.fastpath import fast_path
+        from phi_wire.fastpath import document_expression
 
         from ._codec import adapter
 
-        found = fast_path(self.version or "", [self.name], None, build, exact_values=True)
-        if found is None:
+        expression = document_expression(self.version or "", self.name, build)
+        if expression is None:
             return None
         typed = adapter(self.tp)
         if type(typed.validator) is not SchemaValidator:
@@ -119,7 +119,7 @@ class Shortcut:
         if validator is None:
             self.version = None  # pydantic's validator is not one this module knows: no fast path
             return None
-        return _judge(found.lines.fullmatch, validator.validate_json)
+        return _judge(expression.fullmatch, validator.validate_json)
 
     def first_look(self, data: Any) -> Any:
         """The type's first document: the expression is looked for in the cache (once), and
@@ -177,8 +177,9 @@ _STARTING = threading.Lock()
 
 
 def _judge(match: Callable[[bytes], object], validate: Callable[..., Any]) -> Callable[[Any], Any]:
-    """The fast path's work per document: the checks of ``FastPath.vouches_line``, then
-    pydantic-core (kept in one function: every attribute or call saved shows per event)."""
+    """The fast path's work per document: the expression (one document, nothing after it but a
+    line ending), UTF-8, then pydantic-core (kept in one function: every attribute or call saved
+    shows per event)."""
 
     def judge(data: Any) -> Any:
         if type(data) is bytes:
@@ -190,11 +191,7 @@ def _judge(match: Callable[[bytes], object], validate: Callable[..., Any]) -> Ca
                 return NOT_VOUCHED
         else:
             raw, utf8 = bytes(data), False
-        if not raw or not ENABLED:
-            return NOT_VOUCHED
-        if b"\n" in raw and raw.find(b"\n", 0, len(raw) - 1) != -1:
-            return NOT_VOUCHED  # more than one line
-        if match(raw) is None or not (utf8 or raw.isascii() or is_utf8(raw)):
+        if not ENABLED or match(raw) is None or not (utf8 or raw.isascii() or is_utf8(raw)):
             return NOT_VOUCHED
         try:
             return validate(raw, strict=True, by_alias=True, by_name=False)

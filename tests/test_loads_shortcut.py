@@ -201,6 +201,20 @@ def test_odd_inputs(document: Any) -> None:
     assert_same("0.8", "AgentEvent", document, repr(document))
 
 
+def test_one_document_and_nothing_after_it_but_a_line_ending() -> None:
+    """The expression matches one document: two on two lines (which ``loads`` rejects) are never
+    vouched, whatever the line endings; a line ending after the one is."""
+    line = min(event_lines(), key=len)
+    tp = phi_wire.v0_8.AgentEvent
+    assert _shortcut.prepare(tp)
+    for ending in (b"", b"\n", b"\r\n", b"\r"):
+        assert _shortcut.vouched(tp, line + ending) is not _shortcut.NOT_VOUCHED, ending
+        assert_same("0.8", "AgentEvent", line + ending, repr(ending))
+    for tail in (b"\n" + line, b"\r\n" + line + b"\n", b"\r" + line, b"\n\n", b" ", b"\n\r", line):
+        assert _shortcut.vouched(tp, line + tail) is _shortcut.NOT_VOUCHED, tail
+        assert_same("0.8", "AgentEvent", line + tail, repr(tail))
+
+
 # --- property tests -------------------------------------------------------------------------------
 
 PROPERTY_TYPES = ["AgentEvent", "AgentMessage", "Message", "Content", "LlmMessage", "StreamDelta"]

@@ -10,9 +10,12 @@ pretty session file, is matched in its compact form (``_compact``). The expressi
 compiled expression is cached between runs in a private folder whose content can never change a
 verdict (``_cache``, ``_private``).
 
-Used by ``phi_wire.validate`` (which lines of a file need ``loads``) and by ``loads`` itself, whose
-expression is compiled with ``exact_values`` (``_pattern``): what it vouches for, pydantic-core
-alone reads exactly as ``loads`` does.
+Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path``) and by
+``loads`` itself (``document_expression``), whose expression is compiled with exact values
+(``_pattern``): what it vouches for, pydantic-core alone reads exactly as ``loads`` does.
+
+At interpreter exit the cache lets a write under way finish and starts none after (``_private``):
+``loads`` builds its expressions on a daemon thread.
 """
 
 from __future__ import annotations
@@ -23,7 +26,15 @@ from collections.abc import Callable, Collection, Sequence
 from ._compact import compact
 from ._utf8 import is_utf8, lines_not_utf8
 
-__all__ = ["Detect", "FastPath", "compact", "fast_path", "is_utf8", "preload"]
+__all__ = [
+    "Detect",
+    "FastPath",
+    "compact",
+    "document_expression",
+    "fast_path",
+    "is_utf8",
+    "preload",
+]
 
 Detect = Callable[[Collection[str], Collection[str]], str | None]
 """How documents' types are told apart: from a type's required and optional keys, the type every
@@ -80,12 +91,29 @@ def fast_path(
     types: Sequence[str],
     detect: Detect | None,
     build: bool,
-    exact_values: bool = False,
 ) -> FastPath | None:
     """The fast path for documents of ``types`` (with ``detect``: only the types that ``detect``
-    gives every document of, from its keys; with ``exact_values``: see ``_pattern``). Loaded from
-    the cache, else built when ``build`` is true (it takes about a second), else None; None too
-    when no type can be expressed."""
+    gives every document of, from its keys). Loaded from the cache, else built when ``build`` is
+    true (it takes about a second), else None; None too when no type can be expressed."""
+    compiled = _compiled(version, types, detect, build, exact_values=False)
+    return None if compiled is None else FastPath(compiled)
+
+
+def document_expression(version: str, name: str, build: bool) -> re.Pattern[bytes] | None:
+    """``loads``' expression for the wire type ``name``: it fullmatches one compact document
+    (followed by nothing but a line ending, if that) whose every value pydantic-core reads exactly
+    as ``loads`` does; UTF-8 is checked apart (``is_utf8``). From the cache, else built when
+    ``build``, else None; None too when the type cannot be expressed."""
+    return _compiled(version, [name], None, build, exact_values=True)
+
+
+def _compiled(
+    version: str,
+    types: Sequence[str],
+    detect: Detect | None,
+    build: bool,
+    exact_values: bool,
+) -> re.Pattern[bytes] | None:
     from . import _cache
 
     path = _cache.cache_path(version, types, detect is not None, exact_values)
@@ -94,7 +122,7 @@ def fast_path(
             return None
         cached = _cache.load_cached(path)
         if cached is not None:
-            return FastPath(cached)
+            return cached
     if not build:
         return None
     from ._pattern import build_pattern  # imports pydantic and the models
@@ -104,7 +132,7 @@ def fast_path(
         if path is not None:
             _cache.mark_inexpressible(path)
         return None
-    return FastPath(_cache.compile_cached(pattern, path))
+    return _cache.compile_cached(pattern, path)
 
 
 def preload() -> None:

@@ -17,7 +17,8 @@ With ``exact_values`` the expression vouches for more than validity, for ``loads
 serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integers of at most 18 digits,
 decimals of at most 15 digits and no exponent) and every timestamp is already in chrono's canonical
 form (``Timestamp``'s validator would return it unchanged), so pydantic-core's result on the
-document as it is *is* ``loads``' result.
+document as it is *is* ``loads``' result. That expression matches one document (``loads`` is given
+one), with its line ending if any, rather than a run of lines.
 """
 
 from __future__ import annotations
@@ -458,7 +459,8 @@ def build_pattern(
     """The expression for documents of ``types``, one per line (b"" when none can be expressed;
     with ``detect``, only the types that ``detect`` gives every document of, from its required
     and optional keys; a document that may not be an object is detected as ``detect((), ())``
-    would not tell, so such a type is left out; ``exact_values``: see above)."""
+    would not tell, so such a type is left out; ``exact_values``: see above, and the expression
+    matches one document, followed by nothing but a line ending)."""
     wire = find(version).load()
     seqs = []
     for name in types:
@@ -469,4 +471,7 @@ def build_pattern(
         if detect is not None and any(keys is None or detect(*keys) != name for keys in key_sets):
             continue  # a document of this type could be detected as another one
         seqs.append(seq)
-    return _lines_pattern(_group(_alt(seqs))) if seqs else b""
+    if not seqs:
+        return b""
+    document = _group(_alt(seqs))
+    return document + rb"\r?\n?" if exact_values else _lines_pattern(document)
