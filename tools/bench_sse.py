@@ -200,8 +200,9 @@ def main() -> None:
         long = translate_seconds(large, single, max(3, args.repeat // 2))
         shape = "one text block" if single else "3 blocks"
         print(
-            f"translate_stream ({shape}): {small} deltas {short * 1e3:.1f} ms, "
-            f"{large} deltas {long * 1e3:.1f} ms: 10x longer took {long / short:.1f}x"
+            f"translate_stream ({shape}): {small} deltas {short * 1e3:.1f} ms "
+            f"({short / small * 1e6:.1f} us each), {large} deltas {long * 1e3:.1f} ms "
+            f"({long / large * 1e6:.1f} us each): 10x longer took {long / short:.1f}x"
         )
 
 
