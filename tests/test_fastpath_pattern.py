@@ -1,4 +1,5 @@
-"""Non-ASCII text on the fast path (runtime/fastpath/_pattern.py, _utf8.py, __init__.py).
+"""Non-ASCII text on the fast path (runtime/fastpath/_pattern.py, _utf8.py, __init__.py), and how
+the compiler reads validator functions (by their declared role, never their name).
 
 The expression takes the bytes >= 0x80 inside strings in runs, and UTF-8 is checked once per block
 by Python's strict decoder. These tests check that verdicts stay exactly those of ``loads`` for
@@ -225,3 +226,40 @@ def test_cjk_strings_are_matched_about_as_fast_as_ascii(lines_path: FastPath) ->
             assert lines_path.unmatched(line) == []
             best[line] = min(best[line], time.process_time() - start)
     assert best[cjk] < 3 * best[ascii_], best.values()
+
+
+# --- validator functions: the compiler reads their declared role, never their name ----------------
+
+
+def _function_model(marked: bool) -> type:
+    from typing import Annotated
+
+    from pydantic import AfterValidator
+
+    from phi_wire._marks import TRANSPARENT, fast_path_role
+    from phi_wire.base import WireModel
+
+    def keep(value: int) -> int:  # the same name and body both ways: only the mark differs
+        return value
+
+    validator = fast_path_role(TRANSPARENT)(keep) if marked else keep
+
+    class Counted(WireModel):
+        count: Annotated[int, AfterValidator(validator)]
+
+    return Counted
+
+
+def test_a_validator_is_looked_through_only_when_marked() -> None:
+    """Issue 10 section 3: transparency is an attribute on the function (``phi_wire.base``'s
+    ``fast_path_role_of``), not its qualified name; an unmarked function keeps its type off the
+    fast path, so renaming a validator can never silently change what the fast path accepts."""
+    import re
+
+    from phi_wire.fastpath import _pattern
+
+    seq, _ = _pattern._type_seq(_function_model(marked=True))
+    expression = re.compile(_pattern._render(seq))
+    assert expression.fullmatch(b'{"count":7}') and not expression.fullmatch(b'{"count":"7"}')
+    with pytest.raises(_pattern.Unsupported, match="validator"):
+        _pattern._type_seq(_function_model(marked=False))
