@@ -198,9 +198,18 @@ def test_gzip_stdin_and_input_errors(
 def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) -> None:
     folder = fixtures_root() / "phi-core" / "0.8.0" / "rejected" / "AgentEvent"
     code, out, _ = run(
-        capsys, "validate", "--version", "0.8", "--format", "json", "--max-errors", "3", str(folder)
+        capsys,
+        "validate",
+        "--version",
+        "0.8",
+        "--output-format",
+        "json",
+        "--max-errors",
+        "3",
+        str(folder),
     )
     records = [json.loads(line) for line in out.splitlines()]
+    records = [record for record in records if "file" not in record or "kind" in record]
     assert code == 1 and len(records) == 4 and records[-1]["summary"]["stopped_after_max_errors"]
     assert set(records[0]) == {
         "file",
@@ -211,6 +220,8 @@ def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) ->
         "message",
         "kind",
         "omitted",
+        "format",
+        "version",
     }
     assert records[0]["kind"] == "problem"
     code, out, _ = run(capsys, "validate", "--quiet", str(ROOT / "examples"))
@@ -512,7 +523,7 @@ def test_a_file_name_that_is_not_utf8_is_printed_safely(tmp_path: Path) -> None:
     good = tmp_path / "good.jsonl"
     good.write_text(EVENT + "\n", encoding="utf-8")
     environment = dict(os.environ, PYTHONIOENCODING="utf-8")
-    for extra in ([], ["--format", "json"]):
+    for extra in ([], ["--output-format", "json"]):
         result = subprocess.run(
             [sys.executable, "-m", "phi_wire", "validate", *extra, str(tmp_path)],
             capture_output=True,

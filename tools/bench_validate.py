@@ -153,7 +153,7 @@ class Run:
     def __init__(self, *args: str) -> None:
         start = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-c", RSS_PROBE, "validate", "--format", "json", *args],
+            [sys.executable, "-c", RSS_PROBE, "validate", "--output-format", "json", *args],
             capture_output=True,
             text=True,
             check=False,

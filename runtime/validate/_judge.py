@@ -1,29 +1,58 @@
-"""Judging documents: each one exactly as ``loads`` judges it (as strictly as phi-core's serde),
-unless the fast path vouches for it; with ``strict``, also whether phi-core would write it so.
+"""Judging documents: each one exactly as its format's ``loads`` judges it (phi-core and
+clark-agent: as strictly as their serde; Operator-Use: as its pydantic reads), unless phi-core's
+fast path vouches for it; with ``strict``, also whether the implementation would write it so.
 
-Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message). The work on
-an invalid document is capped: at most ``max_problems`` problems are built and located (a ``MORE``
-record counts the rest), and a document of more than ``FULL_REPORT_MAX_VALUES`` JSON values is
-judged up to the first invalid item of each array, so that no document, however many of its items
-fail, costs more than a few times its size. An invalid AgentMessage is reported as the lane its
-keys name (its role's variant, or an unknown role; an ExtensionMessage when it has ``kind``), not
-as the union branch that failed last.
+Which format: the one given (``--format``), or the one the file's first lines have (a JSONL file:
+``FileStart.recognised``), or the one the document has (a .json file); phi-core when nothing names
+one. In a JSONL file, a document invalid in the file's format whose shape is not that format's but
+another's is judged as that other format (a file of mixed formats is judged document by document;
+a ``NOTE`` says where the format changes). A document of a format phi-wire does not speak (pi,
+yoagent) is judged by phi-core's reader, which is what would read it here: valid if phi-core reads
+it (``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` record per chunk).
+
+Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
+work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
+``MORE`` record counts the rest), and a document of more than ``FULL_REPORT_MAX_VALUES`` JSON
+values is judged up to the first invalid item of each array by the exact codecs, so that no
+document, however many of its items fail, costs more than a few times its size. An invalid
+phi-core AgentMessage is reported as the lane its keys name (its role's variant, or an unknown
+role; an ExtensionMessage when it has ``kind``), not as the union branch that failed last.
 """
 
 from __future__ import annotations
 
 import json
-from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
-from phi_wire.formats import find
+from phi_wire.errors import Problem
 from phi_wire.pointer import join
+from phi_wire.recognise import (
+    LIST_ITEMS_CHECKED,
+    SPOKEN,
+    Recognised,
+    fits,
+    pi,
+    recognise,
+    yoagent,
+)
+from phi_wire.recognise.phi_core import detect_raw, detect_type, report_as, type_from_text
 
-from ._detect import detect_raw, report_as
 from ._fastpath import fast_path_for
+from ._formats import Reader, reader
 from ._inputs import BOM, Chunk, Item
 from ._locate import lines_of
-from ._records import INPUT, MORE, Outcome, Record, Settings, Verdict
+from ._records import (
+    AUTO,
+    HOME_FORMAT,
+    INPUT,
+    MORE,
+    NOTE,
+    Judged,
+    Outcome,
+    Record,
+    Settings,
+    Verdict,
+)
 
 __all__ = ["FULL_REPORT_MAX_VALUES", "judge_chunk", "judge_item", "wire_module"]
 
@@ -34,6 +63,9 @@ the same verdict, but pydantic would otherwise build an error, with a copy of it
 failing item (a million for a 300 kB session of empty loops, half a gigabyte). A value makes at
 most about 10 errors (an empty object where a model with 10 required fields belongs), so a full
 report costs at most some 200,000 errors, about 100 MB."""
+_CERTAIN_BY_TEXT = frozenset({"Session", "LoopRecord", "LoopEvent", "Turn"})
+"""phi-core types whose first key alone says the document is phi-core's (no other format has
+``session_id``, ``loop_id``, ``sequence``, ``turn_id`` first)."""
 
 
 def _many_values(raw: bytes) -> bool:
@@ -44,15 +76,9 @@ def _many_values(raw: bytes) -> bool:
     return raw.count(b",") + raw.count(b"[") + raw.count(b"{") >= FULL_REPORT_MAX_VALUES
 
 
-_WIRES: dict[str, ModuleType] = {}
-
-
-def wire_module(version: str) -> ModuleType:
-    """The public module of a phi-core version (``0.10`` -> ``phi_wire.v0_10``)."""
-    wire = _WIRES.get(version)
-    if wire is None:
-        wire = _WIRES[version] = find(version).load()
-    return wire
+def wire_module(version: str, format: str = HOME_FORMAT) -> Any:
+    """The public module of a format's version (``0.10`` -> ``phi_wire.v0_10``)."""
+    return reader(format, version).module
 
 
 def judge_item(item: Item, settings: Settings) -> Outcome:
@@ -60,19 +86,42 @@ def judge_item(item: Item, settings: Settings) -> Outcome:
     return judge_chunk(item, settings) if isinstance(item, Chunk) else item
 
 
+def _home_reader(settings: Settings) -> Reader:
+    return reader(HOME_FORMAT, settings.version)
+
+
+class _Judgement(NamedTuple):
+    """One document judged."""
+
+    records: list[Record]
+    judged: Judged
+    unjudged: bool = False
+    """A format phi-wire does not speak, which phi-core cannot read: neither valid nor invalid."""
+
+    @property
+    def invalid(self) -> bool:
+        return any(record.kind != NOTE for record in self.records)
+
+
 def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
-    """Judge every document of ``chunk``; with ``fast``, documents the fast path vouches for are
-    valid without further work."""
+    """Judge every document of ``chunk``; with ``fast``, phi-core documents the fast path vouches
+    for are valid without further work."""
+    plan = chunk.plan if settings.format == AUTO else None
+    home = settings.format == HOME_FORMAT or (
+        settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
+    )
     path = None
-    if fast and not settings.strict:
+    if fast and home and not settings.strict:
         path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
+    vouched_judged = _file_judged(plan, settings, chunk.lines)
     if path is not None and not chunk.lines:
         if path.vouches(chunk.data):
-            return Verdict(1, 0, chunk.size, [])
+            return Verdict(1, 0, chunk.size, [], judged=(vouched_judged,))
         path = None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
-    records: list[Record] = []
-    invalid = 0
+    collected = _Collected(chunk, settings)
+    if path is not None and (not starts or starts[0] != 0):
+        collected.add_judged(vouched_judged)  # the first line was vouched for
     line = chunk.first_line
     counted = 0
     data = chunk.data
@@ -84,41 +133,312 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
             raw = data[start : end if end != -1 else len(data)]
         else:
             raw = data
-        found = _judge(chunk, line, raw, settings)
-        if found:
-            invalid += 1
-            records += found
-    return Verdict(chunk.documents, invalid, chunk.size, records)
+        collected.add(line, _judge(chunk, line, raw, settings, plan))
+    if path is not None and len(starts) < chunk.documents:
+        collected.add_judged(vouched_judged)
+    return collected.verdict()
 
 
-def _judge(chunk: Chunk, line: int, raw: bytes, settings: Settings) -> list[Record]:
-    """The records of one document, judged exactly by ``loads``."""
-    name = settings.forced or detect_raw(raw)
-    if not raw or raw.isspace():
-        what = "empty line" if chunk.lines else "empty file"
-        return [Record(chunk.file, line, "", name, "", f"{what}: not a JSON document")]
-    wire = wire_module(settings.version)
-    big = _many_values(raw)
-    try:
-        value = wire.loads(
-            getattr(wire, name), raw, max_problems=settings.max_problems, fail_fast=big
+def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Judged:
+    """What the phi-core documents the fast path vouches for are judged as: the same as
+    ``_judge`` says of them (a phi-core ``Judged`` names no type, the forced one aside; a .json
+    document the fast path vouches for is a Session, which recognition names phi-core)."""
+    home = _home_reader(settings)
+    if settings.format != AUTO:
+        given = reader(settings.format, settings.version)
+        return Judged(given.format, given.version, settings.forced or "", given.label, "given")
+    how = "recognised" if plan is not None or not lines else "default"
+    return Judged(HOME_FORMAT, home.version, "", home.label, how)
+
+
+class _Collected:
+    """The records and counts of a chunk's documents, as they are judged."""
+
+    def __init__(self, chunk: Chunk, settings: Settings) -> None:
+        self.chunk = chunk
+        self.settings = settings
+        self.records: list[Record] = []
+        self.invalid = 0
+        self.unjudged = 0
+        self.judged: dict[Judged, None] = {}
+        # documents not judged, by what they look like: [record index, first line, last, count]
+        self.not_judged: dict[Judged, list[int]] = {}
+        self.formats_noted: set[str] = set()
+
+    def add_judged(self, judged: Judged) -> None:
+        self.judged.setdefault(judged, None)
+
+    def add(self, line: int, judgement: _Judgement) -> None:
+        judged = judgement.judged
+        if judgement.unjudged:
+            found = self.not_judged.get(judged)
+            if found is None:
+                self.not_judged[judged] = [len(self.records), line, line, 1]
+            else:
+                found[2] = line
+                found[3] += 1
+            self.unjudged += 1
+            self.add_judged(judged)
+            return
+        plan = self.chunk.plan
+        if (
+            plan is not None
+            and self.chunk.lines
+            and judged.format != plan.format
+            and judged.format not in self.formats_noted
+        ):
+            self.formats_noted.add(judged.format)
+            self.records.append(
+                Record(
+                    self.chunk.file,
+                    line,
+                    "",
+                    judged.type,
+                    "",
+                    f"this line is {judged.format}'s JSON, not {plan.format}'s as the file's first "
+                    f"lines: judged as {judged.label} (and so is every such line of the file)",
+                    NOTE,
+                    format=judged.format,
+                    version=judged.version,
+                )
+            )
+        self.add_judged(judged)
+        if any(record.kind != NOTE for record in judgement.records):
+            self.invalid += 1
+        self.records += judgement.records
+
+    def verdict(self) -> Verdict:
+        records = self.records
+        for judged, (index, first, last, count) in reversed(self.not_judged.items()):
+            records.insert(index, _not_judged_record(self.chunk, judged, first, last, count))
+        return Verdict(
+            self.chunk.documents,
+            self.invalid,
+            self.chunk.size,
+            records,
+            unjudged=self.unjudged,
+            judged=tuple(self.judged),
         )
-    except wire.WireError as error:
-        return _rejected(wire, chunk, line, raw, name, error, settings, big)
-    if settings.strict:
-        pretty = not chunk.lines and b"\n" in raw.strip()
-        difference = _not_canonical(wire, value, raw, pretty)
-        if difference is not None:
-            pointer, message = difference
-            where = line
-            if pointer and not chunk.lines:
-                where += lines_of(raw.decode("utf-8"), [pointer])[0] - 1
-            return [Record(chunk.file, where, pointer, name, "", message)]
-    return []
+
+
+def _describe(judged: Judged, plural: bool = False) -> str:
+    if judged.format == "pi":
+        return pi.describe(judged.type, plural)
+    if judged.format == "yoagent":
+        return yoagent.describe(judged.type, plural)
+    return f"{judged.format} {judged.type}".strip()
+
+
+def _not_judged_record(chunk: Chunk, judged: Judged, first: int, last: int, count: int) -> Record:
+    if count == 1:
+        subject = f"looks like {_describe(judged)}"
+        it = "it"
+    else:
+        where = f"lines {first:,}-{last:,}" if chunk.lines else "the file"
+        subject = f"{count:,} documents ({where}) look like {_describe(judged, plural=True)}"
+        it = "them"
+    message = (
+        f"{subject}: phi-wire does not speak {judged.format} yet, and phi-core cannot read {it}: "
+        "not judged (--format phi-core reports why)"
+    )
+    return Record(chunk.file, first, "", judged.type, "", message, INPUT, format=judged.format)
+
+
+def _home_type(raw: bytes, document: Any) -> str:
+    """The phi-core type a document is judged as: detected from its keys; an array of objects
+    that are all one type, as ``list[<type>]``."""
+    if isinstance(document, list) and document and all(isinstance(item, dict) for item in document):
+        types = {detect_type(item) for item in document[:LIST_ITEMS_CHECKED]}
+        if len(types) == 1:
+            return f"list[{types.pop()}]"
+    return detect_raw(raw)
+
+
+def _empty_reader(plan: Recognised | None, settings: Settings) -> Reader:
+    """The format an empty document is reported in: the given one, else the file's."""
+    if settings.format != AUTO:
+        return reader(settings.format, settings.version)
+    if plan is not None and plan.format in SPOKEN and plan.format != HOME_FORMAT:
+        return reader(plan.format, plan.version)
+    return _home_reader(settings)
+
+
+def _parsed(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return _UNPARSED
+
+
+_UNPARSED = object()
+
+
+def _judge(
+    chunk: Chunk, line: int, raw: bytes, settings: Settings, plan: Recognised | None
+) -> _Judgement:
+    """The records of one document, judged exactly by its format's ``loads``."""
+    if not raw or raw.isspace():
+        found = _empty_reader(plan, settings)
+        how = "given" if settings.format != AUTO else "recognised" if plan else "default"
+        judged = Judged(found.format, found.version, "", found.label, how)
+        what = "empty line" if chunk.lines else "empty file"
+        name = settings.forced or ""
+        message = f"{what}: not a JSON document"
+        return _Judgement(
+            [_record(found, chunk, line, pointer="", type=name, variant="", message=message)],
+            judged,
+        )
+    if settings.format != AUTO:
+        given = reader(settings.format, settings.version)
+        if chunk.plan is not None and chunk.plan.type == "SessionFile":
+            name = "SessionFile"
+        else:
+            name = settings.forced or given.type_name(raw)
+        judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
+        return _Judgement(_read(given, chunk, line, raw, name, settings)[0], judged)
+    document: Any = _UNPARSED
+    recognised = plan
+    if plan is None and not chunk.lines:  # a .json document: recognised as it is judged
+        by_text = type_from_text(raw)
+        if by_text in _CERTAIN_BY_TEXT:
+            recognised = Recognised(HOME_FORMAT, "", by_text, True)
+        else:
+            document = _parsed(raw)
+            recognised = recognise(document) if document is not _UNPARSED else None
+    judgement = _as(recognised, chunk, line, raw, settings, document)
+    if not chunk.lines or (not judgement.invalid and not judgement.unjudged):
+        return judgement
+    # a JSONL line invalid in the file's format: is it another format's?
+    if document is _UNPARSED:
+        document = _parsed(raw)
+    if document is _UNPARSED:
+        return judgement
+    own = recognised.format if recognised is not None else HOME_FORMAT
+    if fits(own, document):
+        return judgement
+    other = recognise(document)
+    if other is None or other.format == own:
+        return judgement
+    return _as(other, chunk, line, raw, settings, document, line_of_file=True)
+
+
+def _as(
+    recognised: Recognised | None,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    settings: Settings,
+    document: Any,
+    line_of_file: bool = False,
+) -> _Judgement:
+    """One document judged as the format it was recognised as (phi-core when None)."""
+    whole = recognised is not None and (not chunk.lines or line_of_file)
+    if recognised is None or recognised.format == HOME_FORMAT:
+        home = _home_reader(settings)
+        listed = whole and recognised is not None and recognised.type.startswith("list[")
+        name = _home_type(raw, document) if listed else detect_raw(raw)
+        how = "recognised" if recognised is not None else "default"
+        judged = Judged(HOME_FORMAT, home.version, "", home.label, how)
+        return _Judgement(_read(home, chunk, line, raw, name, settings)[0], judged)
+    if recognised.format in SPOKEN:
+        own = reader(recognised.format, recognised.version)
+        if recognised.type == "SessionFile" or (whole and own.has_type(recognised.type)):
+            name = recognised.type
+        else:
+            name = own.type_name(raw, None if document is _UNPARSED else document)
+        judged = Judged(own.format, own.version, name if whole else "", own.label, "recognised")
+        return _Judgement(_read(own, chunk, line, raw, name, settings)[0], judged)
+    # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
+    home = _home_reader(settings)
+    name = _home_type(raw, document)
+    records, rejected = _read(home, chunk, line, raw, name, settings, looks_like=recognised)
+    if rejected:
+        judged = Judged(recognised.format, recognised.version, recognised.type, "", "recognised")
+        return _Judgement([], judged, unjudged=True)
+    judged = Judged(recognised.format, "", recognised.type, home.label, "recognised")
+    return _Judgement(records, judged)
+
+
+def _read(
+    own: Reader,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    name: str,
+    settings: Settings,
+    looks_like: Recognised | None = None,
+) -> tuple[list[Record], bool]:
+    """The records of one document read by ``own`` as the type ``name``, and whether ``loads``
+    rejected it (else the records are --strict's)."""
+    big = own.exact and _many_values(raw)
+    try:
+        value = own.load(name, raw, settings.max_problems, big)
+    except own.module.WireError as error:
+        return _rejected(own, chunk, line, raw, name, error, settings, big), True
+    records: list[Record] = []
+    if name == "SessionFile":
+        records = _skipped_lines(own, chunk, line, value, settings)
+    if settings.strict and not records:
+        pretty = not chunk.lines and b"\n" in raw.strip() and name != "SessionFile"
+        if looks_like is not None and looks_like.format == "pi":
+            records = _pi_losses(own, chunk, line, raw, value, name, looks_like, settings)
+        else:
+            records = _not_canonical(own, chunk, line, raw, value, name, pretty)
+    return records, False
+
+
+def _record(own: Reader, chunk: Chunk, line: int, **fields: Any) -> Record:
+    return Record(chunk.file, line, format=own.format, version=own.version, **fields)
+
+
+def _skipped_lines(
+    own: Reader, chunk: Chunk, line: int, value: Any, settings: Settings
+) -> list[Record]:
+    """An Operator-Use session file's lines its reader skips, each a problem at its line."""
+    records: list[Record] = []
+    listed = 0
+    omitted = 0
+    for error in value.skipped:
+        where = line + (error.line or 1) - 1
+        prefix = f"line {error.line}: "
+        for problem in error.problems:
+            if listed >= settings.max_problems:
+                omitted += 1
+                continue
+            listed += 1
+            records.append(
+                _record(
+                    own,
+                    chunk,
+                    where,
+                    pointer=problem.pointer,
+                    type=error.type_name,
+                    variant=problem.variant,
+                    message="Operator-Use skips this line without a word: "
+                    + problem.message.removeprefix(prefix),
+                )
+            )
+        omitted += error.omitted
+    if omitted:
+        more = f"and {omitted:,} more problems in this file, not listed (--max-problems)"
+        records.append(
+            _record(
+                own,
+                chunk,
+                line,
+                pointer="",
+                type="SessionFile",
+                variant="",
+                message=more,
+                kind=MORE,
+                omitted=omitted,
+            )
+        )
+    return records
 
 
 def _rejected(
-    wire: ModuleType,
+    own: Reader,
     chunk: Chunk,
     line: int,
     raw: bytes,
@@ -128,41 +448,64 @@ def _rejected(
     big: bool,
 ) -> list[Record]:
     """The records of a document ``loads`` rejected."""
-    if raw.startswith(BOM):
-        message = "a UTF-8 byte order mark precedes the document; phi-core (serde_json) rejects it"
-        return [Record(chunk.file, line, "", name, "", message)]
+    if raw.startswith(BOM) and own.exact:
+        message = (
+            f"a UTF-8 byte order mark precedes the document; {own.format} (serde_json) rejects it"
+        )
+        return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as utf8:
         message = f"not UTF-8: invalid byte 0x{raw[utf8.start]:02x} at offset {utf8.start}"
-        return [Record(chunk.file, line, "", name, "", message, INPUT)]
+        return [
+            _record(
+                own, chunk, line, pointer="", type=name, variant="", message=message, kind=INPUT
+            )
+        ]
     label = ""
-    if name == "AgentMessage" and error.line is None:
-        error, lane = _as_named_lane(wire, raw, error, settings, big)
-        if lane is not None and isinstance(getattr(wire, lane), type):
+    if own.format == HOME_FORMAT and name == "AgentMessage" and error.line is None:
+        error, lane = _as_named_lane(own, raw, error, settings, big)
+        if lane is not None and isinstance(getattr(own.module, lane), type):
             label = lane  # a model (ExtensionMessage); a union's variant names itself
     problems = error.problems
-    if error.line is not None:  # a JSON syntax error: its line is known
+    if error.line is not None:  # a JSON syntax error (or a session file's line): its line
         lines = [line + error.line - 1] * len(problems)
+        prefix = f"line {error.line}: "
+        problems = tuple(
+            Problem(p.pointer, p.message.removeprefix(prefix), p.variant) for p in problems
+        )
     elif not chunk.lines and b"\n" in raw:  # a pretty document: where each value starts
         text = raw.decode("utf-8")
         lines = [line + found - 1 for found in lines_of(text, [p.pointer for p in problems])]
     else:
         lines = [line] * len(problems)
     records = [
-        Record(
-            chunk.file,
+        _record(
+            own,
+            chunk,
             where,
-            problem.pointer,
-            name,
-            " ".join(part for part in (label, problem.variant) if part),
-            problem.message,
+            pointer=problem.pointer,
+            type=name,
+            variant=" ".join(part for part in (label, problem.variant) if part),
+            message=problem.message,
         )
         for where, problem in zip(lines, problems, strict=True)
     ]
     more = _more(error.omitted, settings.max_problems, big, problems)
     if more:
-        records.append(Record(chunk.file, line, "", name, "", more, MORE, error.omitted))
+        records.append(
+            _record(
+                own,
+                chunk,
+                line,
+                pointer="",
+                type=name,
+                variant="",
+                message=more,
+                kind=MORE,
+                omitted=error.omitted,
+            )
+        )
     return records
 
 
@@ -183,7 +526,7 @@ def _more(omitted: int, cap: int, big: bool, problems: Any) -> str:
 
 
 def _as_named_lane(
-    wire: ModuleType, raw: bytes, error: Any, settings: Settings, big: bool
+    own: Reader, raw: bytes, error: Any, settings: Settings, big: bool
 ) -> tuple[Any, str | None]:
     """An invalid AgentMessage judged again as the lane its keys name, for the report: the same
     verdict (each lane is part of the union), problems that speak of what it was meant to be.
@@ -192,14 +535,14 @@ def _as_named_lane(
         lane = report_as(json.loads(raw))
     except (ValueError, RecursionError):
         return error, None
-    if lane is None or not hasattr(wire, lane):
+    if lane is None or not hasattr(own.module, lane):
         return error, None
     as_extension = [p.variant.split(" ")[0] == "ExtensionMessage" for p in error.problems]
     if all(as_extension) if lane == "ExtensionMessage" else not any(as_extension):
         return error, None  # the union's report speaks of that lane already
     try:
-        wire.loads(getattr(wire, lane), raw, max_problems=settings.max_problems, fail_fast=big)
-    except wire.WireError as named:
+        own.load(lane, raw, settings.max_problems, big)
+    except own.module.WireError as named:
         return named, lane
     return error, None  # cannot happen: valid as a lane is valid as the union
 
@@ -226,20 +569,129 @@ def _first_difference(have: Any, want: Any, pointer: str = "") -> str | None:
     return None if have == want and repr(have) == repr(want) else pointer
 
 
+def _dropped_keys(have: Any, kept: Any, pointer: str = "") -> list[str]:
+    """The pointers of the keys of ``have`` that ``kept`` (what was written back) has not."""
+    found: list[str] = []
+    if isinstance(have, dict) and isinstance(kept, dict):
+        for key, value in have.items():
+            if key not in kept:
+                found.append(pointer + join(key))
+            else:
+                found += _dropped_keys(value, kept[key], pointer + join(key))
+    elif isinstance(have, list) and isinstance(kept, list) and len(have) == len(kept):
+        for index, (a, b) in enumerate(zip(have, kept, strict=True)):
+            found += _dropped_keys(a, b, f"{pointer}/{index}")
+    return found
+
+
+def _where(chunk: Chunk, line: int, raw: bytes, pointers: list[str]) -> list[int]:
+    """The line of each pointer (JSONL: the document's line)."""
+    if chunk.lines or b"\n" not in raw.strip():
+        return [line] * len(pointers)
+    return [line + found - 1 for found in lines_of(raw.decode("utf-8"), pointers)]
+
+
+def _pi_losses(
+    own: Reader,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    value: Any,
+    name: str,
+    looks_like: Recognised,
+    settings: Settings,
+) -> list[Record]:
+    """--strict, a pi document phi-core reads: each key phi-core would drop, at its pointer."""
+    try:
+        have = json.loads(raw)
+        kept = json.loads(own.dumps(value, pretty=False))
+    except (ValueError, RecursionError):
+        return []
+    dropped = _dropped_keys(have, kept)
+    what = pi.describe(looks_like.type)
+    records = [
+        _record(
+            own,
+            chunk,
+            where,
+            pointer=pointer,
+            type=name,
+            variant="",
+            message=f"looks like {what}: {own.label} reads it but drops this key",
+        )
+        for where, pointer in zip(
+            _where(chunk, line, raw, dropped[: settings.max_problems]),
+            dropped[: settings.max_problems],
+            strict=True,
+        )
+    ]
+    omitted = len(dropped) - len(records)
+    if omitted:
+        more = f"and {omitted:,} more keys phi-core drops, not listed (--max-problems)"
+        records.append(
+            _record(
+                own,
+                chunk,
+                line,
+                pointer="",
+                type=name,
+                variant="",
+                message=more,
+                kind=MORE,
+                omitted=omitted,
+            )
+        )
+    return records
+
+
 def _not_canonical(
-    wire: ModuleType, value: Any, raw: bytes, pretty: bool
-) -> tuple[str, str] | None:
-    """--strict: where phi-core would write something else (unknown keys, other forms...)."""
-    canonical = wire.dumps(value, pretty=pretty).encode()
+    own: Reader, chunk: Chunk, line: int, raw: bytes, value: Any, name: str, pretty: bool
+) -> list[Record]:
+    """--strict: where the implementation would write something else (unknown keys, other
+    forms...)."""
+    canonical = own.dumps(value, pretty=pretty).encode()
+    if name == "SessionFile":
+        return _session_not_canonical(own, chunk, line, raw, canonical)
     if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
-        return None
+        return []
     try:
         pointer = _first_difference(json.loads(raw), json.loads(canonical))
     except (ValueError, RecursionError):
         pointer = None
+    writer = own.format
     if pointer is None:
-        return "", "accepted, but phi-core writes it with other key order or formatting"
-    return (
-        pointer,
-        "accepted, but phi-core never writes this form (unknown key or non-canonical value)",
-    )
+        message = f"accepted, but {writer} writes it with other key order or formatting"
+        return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
+    message = f"accepted, but {writer} never writes this form (unknown key or non-canonical value)"
+    where = _where(chunk, line, raw, [pointer])[0] if pointer else line
+    return [_record(own, chunk, where, pointer=pointer, type=name, variant="", message=message)]
+
+
+def _session_not_canonical(
+    own: Reader, chunk: Chunk, line: int, raw: bytes, canonical: bytes
+) -> list[Record]:
+    """--strict on a session file: the first line Operator-Use would write otherwise."""
+    if canonical == raw:
+        return []
+    written = canonical.split(b"\n")
+    index = 0
+    for number, text in enumerate(raw.split(b"\n"), line):
+        if not text.strip():
+            continue
+        if index >= len(written) or text.rstrip(b"\r") != written[index]:
+            message = f"accepted, but {own.format} writes this line otherwise (key order, "
+            message += "unknown keys, number forms...)"
+            return [
+                _record(
+                    own,
+                    chunk,
+                    number,
+                    pointer="",
+                    type="SessionFileEntry",
+                    variant="",
+                    message=message,
+                )
+            ]
+        index += 1
+    message = f"accepted, but {own.format} writes the file otherwise (its line endings)"
+    return [_record(own, chunk, line, pointer="", type="SessionFile", variant="", message=message)]
