@@ -83,8 +83,11 @@ class Converted:
     losses: list[tuple[str, Loss]]
     """(where: ``file:line``, loss), in the order the converter gave them."""
     documents: int
+    """The documents read: JSONL lines, 1 for a JSON document or a whole session file."""
     lines: bool
     """The text is JSONL (a list written one item per line)."""
+    entries: int = 0
+    """A session file's entries (0: the input was no session file)."""
 
 
 def _decoded(name: str, raw: bytes) -> str:
@@ -254,7 +257,9 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
     for loss in result.losses:
         where, pointer = _where(source, lines, listed, loss.pointer)
         losses.append((where, loss._replace(pointer=pointer)))
-    count = len(value) if isinstance(value, list) else 1
+    if source.session:
+        return Converted(recognised.format, target, text, losses, 1, jsonl, len(value))
+    count = len(value) if source.lines else 1
     return Converted(recognised.format, target, text, losses, count, jsonl)
 
 

@@ -99,9 +99,9 @@ all documents under --strict, are judged by the models themselves.
 """
 
 
-def plural(count: int, word: str) -> str:
-    """``1 file``, ``2 files``, ``1,000 documents``."""
-    return f"{count:,} {word}{'s' * (count != 1)}"
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 file``, ``2 files``, ``1,000 documents`` (``words``: the plural when not ``word``+s)."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
 
 
 class ParagraphsFormatter(argparse.HelpFormatter):
@@ -302,9 +302,8 @@ def file_line(summary: FileSummary) -> str:
     if summary.input_errors:
         counts.append(plural(summary.input_errors, "input error"))
     judged = summary.label or "nothing judged"
-    how = {judged.how for judged in summary.judged}
-    if how == {"default"}:
-        judged += " (nothing in it names a format)"
+    if summary.by_default:
+        judged += " (by default: nothing in it names a format)"
     return f"{display_name(summary.file)}: {judged}: " + ", ".join(counts)
 
 
@@ -531,14 +530,17 @@ def report_losses(name: str, converted: Any, written: str, verbose: bool, output
     """The losses of one input on standard error: counted by kind and reason (``verbose``: each
     one's ``file:line /pointer`` too)."""
     losses = converted.losses
+    read = plural(converted.documents, "document")
+    if converted.entries:
+        read = f"a session file of {plural(converted.entries, 'entry', 'entries')}"
     what = (
-        f"{display_name(name)}: {converted.source} -> {converted.target}, "
-        f"{plural(converted.documents, 'document')}, written to {written}: "
+        f"{display_name(name)}: {converted.source} -> {converted.target}, {read}, "
+        f"written to {written}: "
     )
     if not losses:
         output.note(what + "nothing lost")
         return
-    output.note(what + f"{len(losses):,} loss{'es' * (len(losses) != 1)}")
+    output.note(what + plural(len(losses), "loss", "losses"))
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for where, loss in losses:
         groups.setdefault((loss.kind, loss.reason), []).append((where, loss.pointer))

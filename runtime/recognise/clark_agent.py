@@ -251,7 +251,8 @@ _OWN_KEYS = frozenset(
         "media_type",
     }
 )
-"""Keys only clark-agent's JSON has (besides its structs' own, in ``_STRUCTS``)."""
+"""Keys that tell clark-agent's messages and snake_case events from pi's (camelCase) and
+Operator-Use's messages (phi-core's events have ``tool_call_id`` too, but PascalCase tags)."""
 
 
 def _tagged(document: dict[str, Any], tag_key: str) -> Claim | None:

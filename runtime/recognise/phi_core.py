@@ -122,6 +122,7 @@ _PHI_ONLY_MESSAGE_KEYS = frozenset({"turnId", "nodeId", "parentId", "tags", "pro
 _USAGE_KEYS = frozenset(
     {"input", "output", "reasoning", "cache_read", "cache_write", "total_tokens"}
 )
+_TOOL_DEFINITION_KEYS = frozenset({"name", "description", "parameters"})
 _TOOL_RESULT_KEYS = frozenset({"content", "details", "child_loop_id"})
 _SNAKE_USAGE = frozenset({"reasoning", "cache_read", "cache_write", "total_tokens"})
 
@@ -256,6 +257,8 @@ def claim(document: Any) -> tuple[str, bool] | None:
         return _message(document)
     if {"input", "output"} <= keys <= _USAGE_KEYS:
         return "Usage", bool(_SNAKE_USAGE & keys)
+    if keys == _TOOL_DEFINITION_KEYS:
+        return "ToolDefinition", False  # clark-agent's ToolSchema is the same JSON
     content = document.get("content")
     if (
         keys <= _TOOL_RESULT_KEYS

@@ -31,6 +31,7 @@ from phi_wire.recognise import (
     SPOKEN,
     Recognised,
     fits,
+    phi_core,
     pi,
     recognise,
     yoagent,
@@ -143,10 +144,10 @@ def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Ju
     """What the phi-core documents the fast path vouches for are judged as: the same as
     ``_judge`` says of them (a phi-core ``Judged`` names no type, the forced one aside; a .json
     document the fast path vouches for is a Session, which recognition names phi-core)."""
-    home = _home_reader(settings)
     if settings.format != AUTO:
         given = reader(settings.format, settings.version)
         return Judged(given.format, given.version, settings.forced or "", given.label, "given")
+    home = _home_reader(settings)
     how = "recognised" if plan is not None or not lines else "default"
     return Judged(HOME_FORMAT, home.version, "", home.label, how)
 
@@ -246,9 +247,12 @@ def _not_judged_record(chunk: Chunk, judged: Judged, first: int, last: int, coun
 
 def _home_type(raw: bytes, document: Any) -> str:
     """The phi-core type a document is judged as: detected from its keys; an array of objects
-    that are all one type, as ``list[<type>]``."""
+    that are all one type (by their shape, else by detection), as ``list[<type>]``."""
     if isinstance(document, list) and document and all(isinstance(item, dict) for item in document):
-        types = {detect_type(item) for item in document[:LIST_ITEMS_CHECKED]}
+        types = set()
+        for item in document[:LIST_ITEMS_CHECKED]:
+            found = phi_core.claim(item)
+            types.add(found[0] if found is not None else detect_type(item))
         if len(types) == 1:
             return f"list[{types.pop()}]"
     return detect_raw(raw)
@@ -335,8 +339,12 @@ def _as(
     whole = recognised is not None and (not chunk.lines or line_of_file)
     if recognised is None or recognised.format == HOME_FORMAT:
         home = _home_reader(settings)
-        listed = whole and recognised is not None and recognised.type.startswith("list[")
-        name = _home_type(raw, document) if listed else detect_raw(raw)
+        if whole and recognised is not None and recognised.type.startswith("list["):
+            name = _home_type(raw, document)
+        elif whole and recognised is not None and home.has_type(recognised.type):
+            name = recognised.type  # a document of its own: what its shape is (a StopReason...)
+        else:
+            name = detect_raw(raw)  # a JSONL line: as the fast path sees it
         how = "recognised" if recognised is not None else "default"
         judged = Judged(HOME_FORMAT, home.version, "", home.label, how)
         return _Judgement(_read(home, chunk, line, raw, name, settings)[0], judged)

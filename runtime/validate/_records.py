@@ -232,6 +232,11 @@ class FileSummary(NamedTuple):
         labels = list(dict.fromkeys(judged.label for judged in self.judged))
         return " + ".join(labels) + (" (mixed)" if self.mixed else "")
 
+    @property
+    def by_default(self) -> bool:
+        """Nothing in its documents named a format: they were judged as phi-core."""
+        return bool(self.judged) and all(judged.how == "default" for judged in self.judged)
+
     def as_dict(self) -> dict[str, object]:
         """The summary as JSON-ready values (``--output-format json``'s ``file`` records)."""
         return {
@@ -240,6 +245,7 @@ class FileSummary(NamedTuple):
             "version": self.version,
             "formats": [judged._asdict() for judged in self.judged],
             "mixed": self.mixed,
+            "by_default": self.by_default,
             "layout": self.layout,
             "gzip": self.gzip,
             "documents": self.documents,

@@ -1,0 +1,261 @@
+"""phi-wire convert (runtime/cli.py over runtime/_convert_files.py and phi_wire.convert): files of
+one format written as another's, round trips through the command line, atomic writes, the losses
+on standard error, --fail-on-loss, one-line errors, and the README's and docs' example, run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from corpus import ROOT, fixtures_root
+
+import phi_wire._convert_files as convert_files
+from phi_wire.cli import main
+
+CLARK = fixtures_root() / "clark-agent" / "0.4.0"
+OPERATOR_USE = fixtures_root() / "operator-use" / "d0da87a6"
+HISTORY = CLARK / "history" / "history.multi_turn.jsonl"
+SESSION = OPERATOR_USE / "sessions" / "compaction.jsonl"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def loss_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("phi-wire:   ")]
+
+
+# --- round trips -------------------------------------------------------------------------------
+
+
+def test_a_clark_history_round_trips_through_phi_core(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """clark-agent -> phi-core -> clark-agent: every row no forward loss names comes back byte
+    for byte; the phi-core file is valid phi-core, the way back loses nothing."""
+    middle, back = tmp_path / "history.phi-core.jsonl", tmp_path / "back.jsonl"
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(middle), "-v")
+    assert code == 0 and "clark-agent -> phi-core, 11 documents" in err
+    named = {int(line.split(":")[-1].split()[0]) for line in err.splitlines() if f"{HISTORY}:" in line}
+    assert named, err  # -v lists each loss's file:line
+    code, _, err = run(capsys, "convert", "--from", "phi-core", "--to", "clark-agent", str(middle), "-o", str(back))
+    assert code == 0 and "nothing lost" in err
+    original = HISTORY.read_text(encoding="utf-8").splitlines()
+    returned = back.read_text(encoding="utf-8").splitlines()
+    assert len(returned) == len(original)
+    for number, (a, b) in enumerate(zip(original, returned, strict=True), 1):
+        if number not in named:
+            assert a == b, number
+    code, out, _ = run(capsys, "validate", str(middle), str(back))
+    assert code == 0 and "phi-core 0.10: 1 file, clark-agent 0.4: 1 file" in out
+
+
+def test_an_operator_use_session_round_trips_through_phi_core(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A session file's active branch as phi-core messages, then as an Operator-Use session file
+    (a fresh header and entries), whose active branch converts to the same phi-core messages."""
+    first, session, second = (tmp_path / name for name in ("a.jsonl", "s.jsonl", "b.jsonl"))
+    assert run(capsys, "convert", "--to", "phi-core", str(SESSION), "-o", str(first))[0] == 0
+    code, _, err = run(capsys, "convert", "--to", "operator-use", str(first), "-o", str(session))
+    assert code == 0 and "invented: the session header" in err
+    assert run(capsys, "convert", "--to", "phi-core", str(session), "-o", str(second))[0] == 0
+    assert second.read_bytes() == first.read_bytes()
+    code, out, _ = run(capsys, "validate", str(session))
+    assert code == 0 and "operator-use d0da87a6" in out
+
+
+def test_one_document_becomes_one_document(capsys: pytest.CaptureFixture[str]) -> None:
+    path = CLARK / "valid" / "AgentMessage" / "AgentMessage.system.empty_content.json"
+    code, out, err = run(capsys, "convert", "--to", "phi-core", str(path))
+    document = json.loads(out)
+    assert code == 0 and document["role"] == "extension" and out.count("\n") == 1
+    assert "1 document, written to standard output: nothing lost" in err
+
+
+# --- losses and exit status ----------------------------------------------------------------------
+
+
+def test_losses_are_counted_by_kind_and_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(SESSION), "-o", os.devnull)
+    assert code == 0 and "a session file of 22 entries" in err and ": 84 losses" in err
+    counted = loss_lines(err)
+    assert "phi-wire:   19 dropped: phi-core usage has no cost" in counted
+    assert sum(int(line.split()[1]) for line in counted) == 84
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(SESSION), "-o", os.devnull, "-v")
+    places = [line for line in err.splitlines() if line.startswith("phi-wire:     ")]
+    assert len(places) == 84
+    # each names a line of the session file and a pointer into that line's document
+    lines = SESSION.read_text(encoding="utf-8").split("\n")
+    for place in places:
+        where, pointer = place.split()[1:3]
+        number = int(where.rsplit(":", 1)[1])
+        document = json.loads(lines[number - 1])
+        for token in [token for token in pointer.split("/") if token][:-1]:
+            document = document[int(token) if isinstance(document, list) else token]
+
+
+def test_fail_on_loss_exits_1_and_still_writes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "out.jsonl"
+    code, _, _ = run(capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(out), "--fail-on-loss")
+    assert code == 1 and out.exists()
+    lossless = CLARK / "valid" / "AgentMessage" / "AgentMessage.user.text.json"
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(lossless), "--fail-on-loss")
+    assert code == 0 and "nothing lost" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "arguments", "expected"),
+    [
+        ('{"role":"user","content":"hi"}\n{"role":"user"\n', ["--from", "clark-agent"], r"in\.jsonl:2: invalid JSON"),
+        (
+            '{"role":"tool_result","tool_call_id":"c","content":[]}\n',
+            [],
+            r"in\.jsonl:1: AgentMessage tool_result /: missing field `tool_name`",
+        ),
+        ('{"role":"tool_result","tool_call_id":"c","tool_name":"t","content":[]}\n', ["--to", "operator-use"], r"in\.jsonl: no converter from clark-agent to operator-use"),
+        ('{"type":"agentStart"}\n', [], r"in\.jsonl: looks like yoagent's JSON"),
+        ('{"foo": 1}\n', [], r"in\.jsonl: nothing in it names a format: give one with --from"),
+        ("", [], r"in\.jsonl: empty: nothing to convert"),
+        ('{"role":"user","content":"\xe9"}\n', [], r"in\.jsonl:1: not UTF-8"),
+    ],
+)
+def test_each_error_is_one_line_with_file_and_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    content: str,
+    arguments: list[str],
+    expected: str,
+) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(content.encode("latin-1" if "\xe9" in content else "utf-8"))
+    target = [] if "--to" in arguments else ["--to", "phi-core"]
+    code, out, err = run(capsys, "convert", *target, *arguments, str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert re.search(expected, err), err
+    assert "Traceback" not in err
+
+
+def test_an_unreadable_input_is_one_line_and_the_others_go_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "missing.jsonl"
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(missing), str(HISTORY), "-o", str(tmp_path / "out"))
+    assert code == 2 and f"{missing}: cannot read (No such file or directory)" in err
+    assert (tmp_path / "out" / "history.multi_turn.phi-core.jsonl").exists()
+
+
+def test_several_inputs_go_into_a_folder_named_after_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(HISTORY), str(SESSION))
+    assert code == 2 and "several inputs need -o FOLDER" in err
+    folder = tmp_path / "converted"
+    code, _, _ = run(capsys, "convert", "--to", "phi-core", str(HISTORY), str(SESSION), "-o", str(folder))
+    assert code == 0
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "compaction.phi-core.jsonl",
+        "history.multi_turn.phi-core.jsonl",
+    ]
+
+
+def test_stdin_in_stdout_out(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "phi_wire", "convert", "--to", "phi-core", "-"],
+        input=HISTORY.read_bytes(),
+        capture_output=True,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert len(result.stdout.splitlines()) == 11 and b"-: clark-agent -> phi-core" in result.stderr
+
+
+def test_the_output_never_overwrites_the_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "h.jsonl"
+    shutil.copy(HISTORY, path)
+    code, _, err = run(capsys, "convert", "--to", "clark-agent", str(path), "-o", str(path))
+    assert code == 2 and "would overwrite the input" in err
+    assert path.read_bytes() == HISTORY.read_bytes()
+
+
+# --- atomic writes ---------------------------------------------------------------------------------
+
+
+def test_a_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
+    """The text goes to a temporary file beside the target, renamed over it once complete: a
+    failure half-way leaves the target as it was (absent, or its old content) and no temporary
+    file behind."""
+    target = tmp_path / "out.jsonl"
+
+    def chunks() -> object:
+        yield "first half\n"
+        raise RuntimeError("the disk went away")
+
+    with pytest.raises(RuntimeError):
+        convert_files.write_atomically(target, chunks())  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError):
+        convert_files.write_atomically(target, chunks())  # type: ignore[arg-type]
+    assert target.read_text() == "old\n" and list(tmp_path.iterdir()) == [target]
+    convert_files.write_atomically(target, ["new\n"])
+    assert target.read_text() == "new\n" and list(tmp_path.iterdir()) == [target]
+
+
+def test_a_disk_failure_mid_write_is_one_line_and_no_partial_output(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "out.jsonl"
+    target.write_text("the previous conversion\n")
+
+    def full_disk(descriptor: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(convert_files.os, "fsync", full_disk)
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(target))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{target}: cannot write (No space left on device): not written" in err
+    assert target.read_text() == "the previous conversion\n"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+# --- the example in the README and the docs runs -------------------------------------------------
+
+
+def shell_block(path: Path, heading: str) -> str:
+    text = path.read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1]
+    return section.split("```sh\n", 1)[1].split("```\n", 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("document", "heading"),
+    [("README.md", "## Converting between formats"), ("docs/convert.md", "## An example")],
+)
+def test_the_conversion_example_runs(document: str, heading: str, tmp_path: Path) -> None:
+    """The example as printed, run by sh in an empty folder with the installed phi-wire first on
+    PATH: every command succeeds, and what it says it writes is there."""
+    script = shell_block(ROOT / document, heading)
+    assert "phi-wire convert" in script and "phi-wire validate" in script
+    bin_folder = Path(sys.executable).parent
+    environment = dict(os.environ, PATH=f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+    result = subprocess.run(
+        ["sh", "-e", "-c", script], cwd=tmp_path, env=environment, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    for name in re.findall(r"-o (\S+)", script):
+        assert (tmp_path / name).is_file(), name
