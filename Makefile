@@ -2,14 +2,16 @@
 #   make demo   - validate the bundled sample data with the phi-wire command line
 #   make test   - build the wheel and sdist, install the wheel into a fresh venv, and run the test
 #                 suite against that installed package from outside the source tree
-# (reads the fixture corpus from ../shared/fixtures, or $PHI_WIRE_FIXTURES)
+# (reads the fixture corpus from ../shared/fixtures, or $PHI_WIRE_FIXTURES; the TypeScript half
+# needs node 20+ and installs its pinned packages from the npm registry with `npm ci`)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DIST := build/dist
 TEST_VENV := build/test-venv
+NODE_TOOLS := tools/typescript
 
-.PHONY: demo test wheel codegen
+.PHONY: demo test wheel codegen node-tools
 
 # The development environment: an editable install with the workshop's tools (codegen, mypy).
 $(BIN)/phi-wire: pyproject.toml
@@ -19,6 +21,14 @@ $(BIN)/phi-wire: pyproject.toml
 	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, imports would compile every run.
 	$(BIN)/python -m compileall -q runtime generated tools > /dev/null
 	touch $@
+
+# The workshop's node packages (TypeScript generator, ajv, tsc), exactly as the lock file pins them;
+# no install scripts run. tools/codegen and the TypeScript tests use them.
+$(NODE_TOOLS)/node_modules/.package-lock.json: $(NODE_TOOLS)/package.json $(NODE_TOOLS)/package-lock.json
+	cd $(NODE_TOOLS) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+node-tools: $(NODE_TOOLS)/node_modules/.package-lock.json
 
 demo: $(BIN)/phi-wire
 	$(BIN)/phi-wire validate examples/
@@ -30,7 +40,7 @@ wheel: $(BIN)/phi-wire
 	@! grep -i deprecat build/wheel.log || (echo "make wheel: the build warns of a deprecation"; exit 1)
 	@ls $(DIST)
 
-test: wheel
+test: wheel node-tools
 	rm -rf $(TEST_VENV)
 	$(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -40,5 +50,5 @@ test: wheel
 		"$(CURDIR)/$(TEST_VENV)/bin/python" -m pytest -q -c "$(CURDIR)/pyproject.toml" \
 		--rootdir "$(CURDIR)" "$(CURDIR)/tests"
 
-codegen: $(BIN)/phi-wire
+codegen: $(BIN)/phi-wire node-tools
 	tools/codegen

@@ -21,6 +21,12 @@ __version__ = "0.2.0"
 """phi-wire's own release (the wheel's version is read from here)."""
 
 
+def _is_submodule(name: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(f"{__name__}.{name}") is not None
+
+
 def _newest() -> ModuleType:
     from .formats import newest
 
@@ -28,6 +34,10 @@ def _newest() -> ModuleType:
 
 
 def __getattr__(name: str) -> Any:
+    if name != "__all__" and (name.startswith("__") or _is_submodule(name)):
+        # `from phi_wire import <submodule>` asks here before it imports the submodule: neither
+        # that nor a dunder may cost the models' import
+        raise AttributeError(f"module 'phi_wire' has no attribute {name!r}")
     newest = _newest()
     if name != "__all__" and name not in newest.__all__:
         raise AttributeError(f"module 'phi_wire' has no attribute {name!r}")

@@ -4,6 +4,10 @@ The schema files reference each other by relative URI (``message.json#/$defs/Usa
 in another language wants one document it can load without a resolver, so ``schema_for`` copies
 the type's definition and everything it references into one ``$defs`` table and rewrites every
 ``$ref`` to point inside it. Nothing is ever fetched: the files ship inside the package.
+
+Every schema names phi-wire's dialect in ``$schema``: draft 2020-12 plus the vocabulary of its
+``x-`` keywords, whose meta-schemas (``schemas/meta/``) ship in the package too, so a strict
+validator can check a bundle against them without the network (``meta_schemas``).
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-__all__ = ["load_schema_files", "schema_for", "schema_id_base"]
+__all__ = ["DIALECT", "load_schema_files", "meta_schemas", "schema_for", "schema_id_base"]
 
-_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+DIALECT = "https://phi-wire.dev/schemas/meta/dialect.json"
+"""The meta-schema every phi-wire schema names in ``$schema``: draft 2020-12 plus x- keywords."""
+
+META_FOLDER = "meta"
+"""``schemas/meta/``: the dialect and vocabulary meta-schemas; not a wire format."""
 
 
 def schema_id_base(folder: str) -> str:
@@ -52,6 +60,14 @@ def load_schema_files(folder: str) -> dict[str, dict[str, Any]]:
     }
 
 
+def meta_schemas() -> dict[str, dict[str, Any]]:
+    """{``$id``: meta-schema} of the dialect the schemas name in ``$schema`` and of its ``x-``
+    vocabulary: register them with a validator (with draft 2020-12's own meta-schemas) to check a
+    schema or a bundle against its dialect offline."""
+    documents = load_schema_files(META_FOLDER).values()
+    return copy.deepcopy({document["$id"]: document for document in documents})
+
+
 def _split_ref(ref: str, current: str) -> tuple[str, str]:
     """("message.json#/$defs/Usage", "event.json") -> ("message.json", "Usage")."""
     target, _, fragment = ref.partition("#")
@@ -76,10 +92,6 @@ def _rewrite(node: Any, current: str, pending: list[tuple[str, str]]) -> Any:
                 target = _split_ref(value, current)
                 pending.append(target)
                 result[key] = f"#/$defs/{target[1]}"
-            elif key == "mapping" and isinstance(value, dict):
-                result[key] = {
-                    tag: f"#/$defs/{_split_ref(ref, current)[1]}" for tag, ref in value.items()
-                }
             else:
                 result[key] = _rewrite(value, current, pending)
         return result
@@ -99,7 +111,7 @@ def _bundle(folder: str, name: str) -> dict[str, Any]:
             continue
         defs[def_name] = _rewrite(files[file]["$defs"][def_name], file, pending)
     return {
-        "$schema": _DRAFT,
+        "$schema": DIALECT,
         "$id": f"{schema_id_base(folder)}bundled/{name}.json",
         "title": name,
         "description": defs[name].get("description", ""),

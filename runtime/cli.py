@@ -8,6 +8,8 @@ convert it from one format to another, print schemas, list wire types.
     phi-wire convert IN... --to FORMAT [--from FORMAT] [-o OUT] [--fail-on-loss] [-v]
     phi-wire schema T [--format F] [--version V]
     phi-wire types [--format F] [--version V]
+    phi-wire schema-diff OLD NEW [--output-format text|json]
+                             [--fail-on any|old-readers|new-readers|none]
 
 This module is the thin layer over phi_wire.validate and phi_wire.convert: arguments, output,
 exit status.
@@ -25,7 +27,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any, TextIO
 
-from phi_wire import __version__
+from phi_wire import __version__, schema_diff
 from phi_wire.formats import FORMATS, UnknownVersion, find
 from phi_wire.validate import (
     AUTO,
@@ -551,6 +553,47 @@ def report_losses(name: str, converted: Any, written: str, verbose: bool, output
                 output.note(f"    {display_name(where)} {pointer or '/'}")
 
 
+def run_schema_diff(args: argparse.Namespace, output: Output) -> int:
+    """Print the report; exit 0, 1 or 2 (see ``schema_diff.DESCRIPTION``)."""
+    try:
+        report = schema_diff.diff(args.old, args.new)
+    except (ValueError, OSError) as error:
+        raise UsageError(f"schema-diff: {error}") from None
+    if args.format == "json":
+        output.line(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+    else:
+        output.line(report.text().removesuffix("\n"))
+    output.flush()
+    impact = schema_diff.Impact[schema_diff.FAIL_ON[args.fail_on]]
+    return 1 if impact is not schema_diff.Impact.NONE and report.breaking(impact) else 0
+
+
+def add_schema_diff(commands: Any) -> None:
+    command = commands.add_parser(
+        "schema-diff",
+        help="breaking changes between two schema versions",
+        description=schema_diff.DESCRIPTION,
+    )
+    command.add_argument("old", metavar="OLD", help="schema folder or version, e.g. 0.8")
+    command.add_argument("new", metavar="NEW", help="schema folder or version, e.g. 0.10")
+    command.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=("text", "json"),
+        default="text",
+        help="the report's form (--format: the same, as before validate's --format named the "
+        "wire format)",
+    )
+    command.add_argument(
+        "--fail-on",
+        choices=tuple(schema_diff.FAIL_ON),
+        default="any",
+        help="which breaking changes make the exit status 1 (default: any)",
+    )
+    command.set_defaults(run=run_schema_diff)
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(
         prog="phi-wire", description=__doc__.split("\n\n")[0].rstrip(".")
@@ -632,6 +675,7 @@ def parser() -> argparse.ArgumentParser:
     types.add_argument("--version", help="the version of --format (default: its default)")
     types.set_defaults(run=run_types)
     add_convert(commands)
+    add_schema_diff(commands)
     return root
 
 

@@ -3,8 +3,8 @@
 hypothesis-jsonschema 0.23.1 no longer works with current Hypothesis (it fails inside Hypothesis's
 internals), and phi-wire's schemas use a small subset of JSON Schema, so this module covers exactly
 that subset: $ref into $defs, const, enum, oneOf/anyOf, allOf of objects, object with properties /
-required / additionalProperties, array items, string (format date-time), integer with bounds,
-number, boolean, null, and {} (any JSON).
+required / additionalProperties, array items, string (DateTime: chrono's timestamps), integer with
+bounds, number, boolean, null, and {} (any JSON).
 """
 
 from __future__ import annotations
@@ -95,7 +95,9 @@ def from_schema(
     if kind == "array":
         return st.lists(from_schema(schema.get("items", {}), defs), max_size=3)
     if kind == "string":
-        return _timestamps() if schema.get("format") == "date-time" else st.text(max_size=12)
+        if str(schema.get("x-rust-type", "")).startswith("chrono::DateTime"):
+            return _timestamps()  # its pattern is chrono's whole grammar: draw the common forms
+        return st.text(max_size=12)
     if kind == "integer":
         return st.integers(schema.get("minimum"), schema.get("maximum"))
     if kind == "number":

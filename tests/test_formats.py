@@ -10,7 +10,15 @@ import pytest
 from corpus import ROOT
 
 import phi_wire
-from phi_wire.formats import VERSIONS, UnknownVersion, WireVersion, find, newest, version_of
+from phi_wire.formats import (
+    FORMATS,
+    VERSIONS,
+    UnknownVersion,
+    WireVersion,
+    find,
+    newest,
+    version_of,
+)
 
 
 def test_pyproject_maps_every_registered_version_to_its_generated_package() -> None:
@@ -24,6 +32,20 @@ def test_pyproject_maps_every_registered_version_to_its_generated_package() -> N
     expected = {entry.module: f"generated/python/{entry.folder}" for entry in VERSIONS}
     assert mapped == expected, "pyproject's package-dir must list exactly the registry's versions"
     assert set(expected) <= set(setuptools["packages"]), "list each version in packages too"
+
+
+def test_every_schema_folder_is_a_registered_version_or_the_dialect() -> None:
+    """schemas/meta holds the meta-schemas (the dialect and its x- vocabulary), explicitly not a
+    format; every other folder is <format>/<version> from the registry."""
+    schemas = ROOT / "schemas"
+    folders = {
+        f"{path.parent.name}/{path.name}"
+        for path in schemas.glob("*/*")
+        if path.is_dir() and path.parent.name != "meta"
+    }
+    assert folders == {entry.folder for entry in VERSIONS}
+    assert "meta" not in FORMATS
+    assert {path.name for path in (schemas / "meta").iterdir()} == {"dialect.json", "serde.json"}
 
 
 @pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)

@@ -66,7 +66,7 @@ def model_accepts(wire: ModuleType, tp: Any, document: Any) -> bool:
 def test_schema_valid_documents_load_and_round_trip(version: str, name: str) -> None:
     wire = MODULES[version]
     tp = getattr(wire, name)
-    validator = bundled_validator(version, name)
+    validator = bundled_validator(f"phi-core/{version}", name)
 
     @SETTINGS
     @given(from_schema(wire.schema(tp)))
@@ -114,7 +114,7 @@ def mutated(draw: st.DrawFn, document: Any) -> tuple[Any, list[Any]]:
 def test_schema_and_models_agree_on_mutations(version: str, name: str) -> None:
     wire = MODULES[version]
     tp = getattr(wire, name)
-    validator = bundled_validator(version, name)
+    validator = bundled_validator(f"phi-core/{version}", name)
 
     @SETTINGS
     @given(from_schema(wire.schema(tp)).flatmap(mutated))

@@ -1,6 +1,8 @@
 """Regenerate ``generated/`` from ``schemas/``, or check that it is up to date.
 
-Pipeline, for each version the registry lists (``runtime/formats.py``), oldest first:
+Two trees, for each version the registry lists (``runtime/formats.py``), oldest first:
+
+``generated/python/`` (this module):
 
 1. datamodel-code-generator (pinned in pyproject's ``codegen`` extra, shared options in
    ``[tool.datamodel-codegen]``, the format's own in ``[tool.phi-wire.codegen."<format>"]``,
@@ -10,12 +12,15 @@ Pipeline, for each version the registry lists (``runtime/formats.py``), oldest f
    command and the sha256 of the schemas;
 2. the package's ``__init__`` becomes the version's public module (``phi_wire.v0_8``): the API
    block of ``tools/templates/api/<format>.py.tmpl`` is appended (the version-independent names of
-   ``runtime/api.py``, ``schema`` bound to the version's files, the format's constructors);
-3. write mode swaps the scratch tree in for ``generated/python/``; ``--check`` compares the two
-   trees file by file and prints a unified diff instead.
+   ``runtime/api.py``, ``schema`` bound to the version's files, the format's constructors).
 
-Run ``tools/codegen`` to regenerate, ``tools/codegen --check`` in CI (exit 1 on any drift, hand
-edits and stray files included).
+``generated/typescript/`` (``tools/codegen_typescript.py``): an npm package with TypeScript
+declarations (json-schema-to-typescript) and ahead-of-time compiled validators (ajv) for every
+wire type; it needs node and ``make node-tools``.
+
+Write mode swaps the scratch trees in for the checked-in ones; ``--check`` compares them file by
+file and prints a unified diff instead. Run ``tools/codegen`` to regenerate, ``tools/codegen
+--check`` in CI (exit 1 on any drift, hand edits and stray files included).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import codegen_typescript
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
@@ -59,11 +66,25 @@ def load_registry() -> ModuleType:
     return module
 
 
+NOT_FORMATS = {"meta"}
+"""Folders of schemas/ that hold no wire format: meta/ is the dialect and its x- vocabulary."""
+
+
 def registered_versions() -> list[Any]:
     """The registry's versions; a schema folder it does not list is an error, not a skip."""
-    entries = list(load_registry().VERSIONS)
+    registry = load_registry()
+    entries = list(registry.VERSIONS)
     listed = {entry.folder for entry in entries}
-    on_disk = {f"{path.parent.name}/{path.name}" for path in SCHEMAS.glob("*/*") if path.is_dir()}
+    clash = NOT_FORMATS.intersection(registry.FORMATS)
+    if clash:
+        raise SystemExit(f"codegen: {sorted(clash)} cannot be a format name: schemas/meta/")
+    on_disk = {
+        f"{path.parent.name}/{path.name}"
+        for path in SCHEMAS.glob("*/*")
+        if path.is_dir() and path.parent.name not in NOT_FORMATS
+    }
+    for stray in sorted(p.name for p in SCHEMAS.iterdir() if p.is_file() and p.suffix == ".json"):
+        raise SystemExit(f"codegen: schemas/{stray} belongs in a format's version folder")
     for folder in sorted(on_disk - listed):
         raise SystemExit(f"codegen: schemas/{folder} is not in runtime/formats.py's VERSIONS")
     for folder in sorted(listed - on_disk):
@@ -272,11 +293,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     build_root = ROOT / "build"
     build_root.mkdir(exist_ok=True)
-    target = GENERATED / PYTHON_TREE
     with tempfile.TemporaryDirectory(dir=build_root, prefix="codegen-") as scratch:
-        fresh = build(Path(scratch))
+        fresh = {
+            PYTHON_TREE: build(Path(scratch)),
+            codegen_typescript.TREE: codegen_typescript.build(
+                Path(scratch), registered_versions(), schema_digest
+            ),
+        }
         if args.check:
-            drift = diff_trees(fresh, target)
+            drift = [
+                line
+                for name, tree in fresh.items()
+                for line in diff_trees(tree, GENERATED / name, f"generated/{name}")
+            ]
             if drift:
                 sys.stdout.writelines(drift)
                 print("\ncodegen: generated/ differs from schemas/; run tools/codegen and commit.")
@@ -284,8 +313,9 @@ def main(argv: list[str] | None = None) -> int:
             print("codegen: generated/ is up to date.")
             return 0
         GENERATED.mkdir(exist_ok=True)
-        replace_tree(fresh, target)
-    print(f"codegen: wrote {target.relative_to(ROOT)}/")
+        for name, tree in fresh.items():
+            replace_tree(tree, GENERATED / name)
+            print(f"codegen: wrote generated/{name}/")
     return 0
 
 

@@ -1,0 +1,109 @@
+"""Every JSON document of the corpus of each registered version, with the wire type it is judged
+as: what the cross-language tests (``tests/test_typescript.py``) feed to ``tsc``, to the generated
+JavaScript validators and to Python's jsonschema, for any format the registry lists.
+
+A registered version (``phi_wire.formats.VERSIONS``) finds its corpus by name:
+``<fixtures>/<format>/<release>/`` where the release is the version itself (a commit, Operator-Use's
+``d0da87a6``) or a release of it (``0.10`` -> ``0.10.0``). A version without a corpus is an error.
+
+Which text of a fixture is a document, by the manifest's kind:
+
+* ``valid-canonical``, ``session-file``, ``derived``, ``written-unreadable``: ``file``, written by
+  the implementation itself (the first three can be read back: ``WRITTEN``);
+* ``accepted-noncanonical``: ``input_file`` and ``canonical_file``;
+* ``rejected``: ``input_file``;
+* ``unserializable``: none (the implementation could not write the value).
+
+JSON Lines files are one document per line: a fixture whose ``format`` (``canonical_format`` for
+the canonical file) says ``jsonl``, and every file of a type that *is* a JSON Lines document
+(``x-jsonl``: an Operator-Use ``SessionFile``), whose lines are judged as its item type
+(``SessionFileEntry``). Text that is not UTF-8 is skipped: neither ``JSON.parse`` nor a schema
+sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from corpus import Fixture, fixtures_root, manifest
+
+from phi_wire.formats import WireVersion
+from schemas import jsonl_item_type
+
+WRITTEN = ("valid-canonical", "session-file", "derived")
+"""The kinds whose files the implementation wrote and reads back: valid documents."""
+KINDS = (*WRITTEN, "accepted-noncanonical", "rejected", "written-unreadable")
+"""Every kind with a document (``unserializable`` has none)."""
+FILE_KEYS = {"accepted-noncanonical": ("input_file", "canonical_file"), "rejected": ("input_file",)}
+"""The manifest keys naming a kind's documents; ``file`` for the others."""
+
+
+class Document(NamedTuple):
+    fixture: Fixture
+    type_name: str
+    """The wire type the text is judged as (a session file's line: its entry type)."""
+    text: str
+    where: str
+    """``file``, ``input_file`` or ``canonical_file``, with ``:<line>`` for a JSON Lines line."""
+
+
+def release_of(entry: WireVersion) -> str:
+    """The corpus folder of a registered version: ``0.10`` -> ``0.10.0``, ``d0da87a6`` itself."""
+    folder = fixtures_root() / entry.format
+    found = sorted(
+        path.name
+        for path in (folder.iterdir() if folder.is_dir() else ())
+        if (path / "manifest.json").is_file()
+        and (path.name == entry.version or path.name.startswith(f"{entry.version}."))
+    )
+    if len(found) != 1:
+        raise RuntimeError(
+            f"{entry.label}: expected one corpus at {folder}/{entry.version}[.*], found {found}"
+        )
+    return found[0]
+
+
+def corpus(entry: WireVersion, *kinds: str) -> list[Fixture]:
+    """The fixtures of a registered version's corpus (of ``kinds``, or all)."""
+    every = manifest(release_of(entry), entry.format)
+    return [fixture for fixture in every if not kinds or fixture.kind in kinds]
+
+
+def is_jsonl(fixture: Fixture, key: str) -> bool:
+    shown = fixture.entry.get("canonical_format" if key == "canonical_file" else "format")
+    return str(shown or "").startswith("jsonl")
+
+
+def has_text(entry: WireVersion, fixture: Fixture) -> bool:
+    """Whether the fixture has a document: every file does but a JSON Lines file without a line
+    (an empty session file), and not-UTF-8 text."""
+    for key in FILE_KEYS.get(fixture.kind, ("file",)):
+        if key not in fixture.entry:
+            continue
+        raw = fixture.read(key)
+        lines = jsonl_item_type(entry.folder, fixture.type_name) or is_jsonl(fixture, key)
+        if (raw or not lines) and raw.decode("utf-8", "ignore").encode() == raw:
+            return True
+    return False
+
+
+def documents(entry: WireVersion, *kinds: str) -> Iterator[Document]:
+    """Every document of the version's corpus (of ``kinds``, or of every kind in ``KINDS``)."""
+    for fixture in corpus(entry, *(kinds or KINDS)):
+        line_type = jsonl_item_type(entry.folder, fixture.type_name)
+        for key in FILE_KEYS.get(fixture.kind, ("file",)):
+            if key not in fixture.entry:
+                continue
+            try:
+                text = fixture.read(key).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if line_type is None and not is_jsonl(fixture, key):
+                yield Document(fixture, fixture.type_name, text, key)
+                continue
+            lines = text.split("\n")
+            if lines[-1] == "":
+                lines.pop()  # the newline that ends the last line
+            for number, line in enumerate(lines, start=1):
+                yield Document(fixture, line_type or fixture.type_name, line, f"{key}:{number}")
