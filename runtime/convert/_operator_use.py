@@ -76,6 +76,9 @@ STOP_REASONS_FROM_PHI: dict[str, tuple[str, str | None]] = {
 }
 """phi-core stop reason -> (Operator-Use stop reason, the loss reason when not exact)."""
 
+MODEL_IN_ENTRIES = "Operator-Use keeps the model in model_change entries, not in messages"
+"""The loss of an assistant's model and provider (a message list; a session file keeps them)."""
+
 _IMAGE_MAGIC = (
     ("iVBORw0KGgo", "image/png"),
     ("/9j/", "image/jpeg"),
@@ -416,15 +419,34 @@ def from_phi_core(value: Any) -> Conversion:
 def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion:
     """A phi-core message list as an Operator-Use session file: a header (fresh uuid7-style id,
     the first message's time, ``cwd``) and one message entry per message, each the child of the
-    one before."""
+    one before; before an assistant message whose model or provider is not the one in effect, a
+    ``model_change`` entry (where Operator-Use keeps them), so they are not lost."""
     converted = from_phi_core(list(messages))
-    losses = list(converted.losses)
+    models = [
+        (message.model, message.provider) for message in messages if message.role == "assistant"
+    ]
+    # every assistant's model and provider is kept, in a model_change entry
+    losses = [loss for loss in converted.losses if loss.reason != MODEL_IN_ENTRIES]
     first = converted.value[0].timestamp if converted.value else 0.0
     header = ou.SessionHeader(id=str(uuid.uuid4()), timestamp=first, cwd=cwd)
     losses.append(Loss("", "invented", "the session header: a fresh id, cwd " + repr(cwd)))
     entries: list[Any] = [header]
     parent: str | None = None
+    in_effect = ("", "")  # before any model_change, Operator-Use's context names no model
+    assistants = iter(models)
     for message in converted.value:
+        if message.role == "assistant":
+            model = next(assistants)
+            if model != in_effect:
+                change = ou.ModelChangeEntry(
+                    model_id=model[0],
+                    provider_id=model[1],
+                    parent_id=parent,
+                    timestamp=message.timestamp,
+                )
+                entries.append(change)
+                parent = change.id
+                in_effect = model
         entry = ou.MessageEntry(message=message, parent_id=parent, timestamp=message.timestamp)
         entries.append(entry)
         parent = entry.id
@@ -526,7 +548,7 @@ def _assistant_from_phi(
             losses.add(
                 f"{pointer}/{key}",
                 "dropped",
-                "Operator-Use keeps the model in model_change entries, not in messages",
+                MODEL_IN_ENTRIES,
             )
     target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
     if note:
