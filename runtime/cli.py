@@ -91,8 +91,8 @@ rejected there.
 phi-core reads, each key phi-core would drop (api, cost, errorMessage, thinkingSignature...).
 
 Exit status: 0 every document is valid; 1 some document is invalid; 2 an input error (no such
-file, unreadable, not UTF-8, truncated gzip, over the size limit, nothing to validate, a
-format phi-wire does not speak), a usage error, or the output could not be written (for
+file, unreadable, truncated gzip, over the size limit, nothing to validate, a format phi-wire
+does not speak), a usage error, or the output could not be written (for
 example, a closed pipe). Never 0 unless every document was judged valid.
 
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is

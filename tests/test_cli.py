@@ -178,8 +178,10 @@ def test_gzip_stdin_and_input_errors(
     assert code == 2 and "truncated gzip" in err
     latin = tmp_path / "latin.jsonl"
     latin.write_bytes(b'{"type":"InputRejected","loop_id":"l","reason":"caf\xe9"}\n')
-    code, out, err = run(capsys, "validate", str(latin))
-    assert code == 2 and f"{latin}:1: not UTF-8" in err and "1 invalid" in out
+    code, out, err = run(capsys, "validate", str(latin))  # loads decides: invalid, not unreadable
+    assert code == 1 and err == "" and "1 invalid" in out
+    assert f"{latin}:1: AgentEvent /: invalid JSON: invalid unicode code point" in out
+    assert "(the text is not UTF-8 there)" in out
     assert run(capsys, "validate", str(tmp_path / "missing.json"))[0] == 2
     assert run(capsys, "validate", "--type", "Nope", str(ROOT / "examples"))[0] == 2
     assert run(capsys, "validate", "--version", "9.9", str(ROOT / "examples"))[0] == 2

@@ -45,9 +45,13 @@ def test_a_clark_history_round_trips_through_phi_core(
     middle, back = tmp_path / "history.phi-core.jsonl", tmp_path / "back.jsonl"
     code, _, err = run(capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(middle), "-v")
     assert code == 0 and "clark-agent -> phi-core, 11 documents" in err
-    named = {int(line.split(":")[-1].split()[0]) for line in err.splitlines() if f"{HISTORY}:" in line}
+    named = {
+        int(line.split(":")[-1].split()[0]) for line in err.splitlines() if f"{HISTORY}:" in line
+    }
     assert named, err  # -v lists each loss's file:line
-    code, _, err = run(capsys, "convert", "--from", "phi-core", "--to", "clark-agent", str(middle), "-o", str(back))
+    code, _, err = run(
+        capsys, "convert", "--from", "phi-core", "--to", "clark-agent", str(middle), "-o", str(back)
+    )
     assert code == 0 and "nothing lost" in err
     original = HISTORY.read_text(encoding="utf-8").splitlines()
     returned = back.read_text(encoding="utf-8").splitlines()
@@ -108,7 +112,9 @@ def test_fail_on_loss_exits_1_and_still_writes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "out.jsonl"
-    code, _, _ = run(capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(out), "--fail-on-loss")
+    code, _, _ = run(
+        capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(out), "--fail-on-loss"
+    )
     assert code == 1 and out.exists()
     lossless = CLARK / "valid" / "AgentMessage" / "AgentMessage.user.text.json"
     code, _, err = run(capsys, "convert", "--to", "phi-core", str(lossless), "--fail-on-loss")
@@ -118,13 +124,21 @@ def test_fail_on_loss_exits_1_and_still_writes(
 @pytest.mark.parametrize(
     ("content", "arguments", "expected"),
     [
-        ('{"role":"user","content":"hi"}\n{"role":"user"\n', ["--from", "clark-agent"], r"in\.jsonl:2: invalid JSON"),
+        (
+            '{"role":"user","content":"hi"}\n{"role":"user"\n',
+            ["--from", "clark-agent"],
+            r"in\.jsonl:2: invalid JSON",
+        ),
         (
             '{"role":"tool_result","tool_call_id":"c","content":[]}\n',
             [],
             r"in\.jsonl:1: AgentMessage tool_result /: missing field `tool_name`",
         ),
-        ('{"role":"tool_result","tool_call_id":"c","tool_name":"t","content":[]}\n', ["--to", "operator-use"], r"in\.jsonl: no converter from clark-agent to operator-use"),
+        (
+            '{"role":"tool_result","tool_call_id":"c","tool_name":"t","content":[]}\n',
+            ["--to", "operator-use"],
+            r"in\.jsonl: no converter from clark-agent to operator-use",
+        ),
         ('{"type":"agentStart"}\n', [], r"in\.jsonl: looks like yoagent's JSON"),
         ('{"foo": 1}\n', [], r"in\.jsonl: nothing in it names a format: give one with --from"),
         ("", [], r"in\.jsonl: empty: nothing to convert"),
@@ -151,7 +165,16 @@ def test_an_unreadable_input_is_one_line_and_the_others_go_on(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     missing = tmp_path / "missing.jsonl"
-    code, _, err = run(capsys, "convert", "--to", "phi-core", str(missing), str(HISTORY), "-o", str(tmp_path / "out"))
+    code, _, err = run(
+        capsys,
+        "convert",
+        "--to",
+        "phi-core",
+        str(missing),
+        str(HISTORY),
+        "-o",
+        str(tmp_path / "out"),
+    )
     assert code == 2 and f"{missing}: cannot read (No such file or directory)" in err
     assert (tmp_path / "out" / "history.multi_turn.phi-core.jsonl").exists()
 
@@ -162,7 +185,9 @@ def test_several_inputs_go_into_a_folder_named_after_them(
     code, _, err = run(capsys, "convert", "--to", "phi-core", str(HISTORY), str(SESSION))
     assert code == 2 and "several inputs need -o FOLDER" in err
     folder = tmp_path / "converted"
-    code, _, _ = run(capsys, "convert", "--to", "phi-core", str(HISTORY), str(SESSION), "-o", str(folder))
+    code, _, _ = run(
+        capsys, "convert", "--to", "phi-core", str(HISTORY), str(SESSION), "-o", str(folder)
+    )
     assert code == 0
     assert sorted(path.name for path in folder.iterdir()) == [
         "compaction.phi-core.jsonl",
@@ -191,7 +216,7 @@ def test_the_output_never_overwrites_the_input(
     assert path.read_bytes() == HISTORY.read_bytes()
 
 
-# --- atomic writes ---------------------------------------------------------------------------------
+# --- atomic writes --------------------------------------------------------------------------------
 
 
 def test_a_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:

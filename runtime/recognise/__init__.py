@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from . import clark_agent, operator_use, phi_core, pi, yoagent
+from ._parse import parse
 
 __all__ = [
     "LIST_ITEMS_CHECKED",
@@ -52,6 +53,7 @@ __all__ = [
     "Recognised",
     "candidates",
     "fits",
+    "parse",
     "recognise",
     "recognise_documents",
     "recognise_lines",

@@ -18,11 +18,12 @@ the document carries something only phi-core writes (``certain``). Nothing here 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection
 from itertools import combinations
 from typing import Any
+
+from ._parse import parse
 
 __all__ = [
     "EVENT_TAGS",
@@ -172,7 +173,7 @@ def detect_raw(raw: bytes) -> str:
     if found is not None:
         return found
     try:
-        return detect_type(json.loads(raw))
+        return detect_type(parse(raw))
     except (ValueError, RecursionError):
         return FALLBACK
 

@@ -15,13 +15,12 @@ A type may be ``list[T]``: a JSON array of ``T`` (``phi_wire.recognise`` names s
 
 from __future__ import annotations
 
-import json
 from types import ModuleType
 from typing import Any
 
 from phi_wire.errors import WireError
 from phi_wire.formats import find, newest
-from phi_wire.recognise import FALLBACK_TYPES, operator_use, phi_core, type_in
+from phi_wire.recognise import FALLBACK_TYPES, operator_use, parse, phi_core, type_in
 
 from ._records import HOME_FORMAT
 
@@ -56,7 +55,7 @@ class Reader:
             return phi_core.detect_raw(raw)
         if document is None:
             try:
-                document = json.loads(raw)
+                document = parse(raw)
             except (ValueError, RecursionError):
                 return FALLBACK_TYPES[self.format]
         return type_in(self.format, document)

@@ -17,7 +17,6 @@ and its documents in chunks of whole lines, in bounded memory whatever the input
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -25,7 +24,7 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
-from phi_wire.recognise import Recognised
+from phi_wire.recognise import Recognised, parse
 
 from ._plan import SESSION, plan_lines
 from ._records import INPUT, NOTE, PROBLEM, FileStart, InputError, Record, Settings, Verdict
@@ -264,7 +263,7 @@ def recognise_layout(named: str | None, head: bytes) -> str:
         return DOCUMENT
     if named == DOCUMENT:
         try:
-            json.loads(first)
+            parse(first)
         except (ValueError, RecursionError):
             return DOCUMENT  # e.g. `{"a": 1,` on its first line: a pretty document
     return LINES

@@ -31,6 +31,7 @@ from phi_wire.recognise import (
     SPOKEN,
     Recognised,
     fits,
+    parse,
     phi_core,
     pi,
     recognise,
@@ -64,6 +65,8 @@ the same verdict, but pydantic would otherwise build an error, with a copy of it
 failing item (a million for a 300 kB session of empty loops, half a gigabyte). A value makes at
 most about 10 errors (an empty object where a model with 10 required fields belongs), so a full
 report costs at most some 200,000 errors, about 100 MB."""
+_NOT_UTF8 = "invalid unicode code point"
+"""serde_json's words for a string that is not UTF-8 (where it reads the string in full)."""
 _CERTAIN_BY_TEXT = frozenset({"Session", "LoopRecord", "LoopEvent", "Turn"})
 """phi-core types whose first key alone says the document is phi-core's (no other format has
 ``session_id``, ``loop_id``, ``sequence``, ``turn_id`` first)."""
@@ -269,7 +272,7 @@ def _empty_reader(plan: Recognised | None, settings: Settings) -> Reader:
 
 def _parsed(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        return parse(raw)
     except (ValueError, RecursionError):
         return _UNPARSED
 
@@ -461,15 +464,6 @@ def _rejected(
             f"a UTF-8 byte order mark precedes the document; {own.format} (serde_json) rejects it"
         )
         return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as utf8:
-        message = f"not UTF-8: invalid byte 0x{raw[utf8.start]:02x} at offset {utf8.start}"
-        return [
-            _record(
-                own, chunk, line, pointer="", type=name, variant="", message=message, kind=INPUT
-            )
-        ]
     label = ""
     if own.format == HOME_FORMAT and name == "AgentMessage" and error.line is None:
         error, lane = _as_named_lane(own, raw, error, settings, big)
@@ -483,7 +477,7 @@ def _rejected(
             Problem(p.pointer, p.message.removeprefix(prefix), p.variant) for p in problems
         )
     elif not chunk.lines and b"\n" in raw:  # a pretty document: where each value starts
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8", "replace")
         lines = [line + found - 1 for found in lines_of(text, [p.pointer for p in problems])]
     else:
         lines = [line] * len(problems)
@@ -495,7 +489,7 @@ def _rejected(
             pointer=problem.pointer,
             type=name,
             variant=" ".join(part for part in (label, problem.variant) if part),
-            message=problem.message,
+            message=_utf8_said(problem.message, raw),
         )
         for where, problem in zip(lines, problems, strict=True)
     ]
@@ -515,6 +509,18 @@ def _rejected(
             )
         )
     return records
+
+
+def _utf8_said(message: str, raw: bytes) -> str:
+    """``loads``'s message, saying so when the "invalid unicode code point" is a byte that is not
+    UTF-8 (serde_json's words cover a bad escape too)."""
+    if _NOT_UTF8 not in message:
+        return message
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{message} (the text is not UTF-8 there)"
+    return message
 
 
 def _more(omitted: int, cap: int, big: bool, problems: Any) -> str:
@@ -540,7 +546,7 @@ def _as_named_lane(
     verdict (each lane is part of the union), problems that speak of what it was meant to be.
     Returns the error to report and the lane (None: the union's own error)."""
     try:
-        lane = report_as(json.loads(raw))
+        lane = report_as(parse(raw))
     except (ValueError, RecursionError):
         return error, None
     if lane is None or not hasattr(own.module, lane):
@@ -596,7 +602,7 @@ def _where(chunk: Chunk, line: int, raw: bytes, pointers: list[str]) -> list[int
     """The line of each pointer (JSONL: the document's line)."""
     if chunk.lines or b"\n" not in raw.strip():
         return [line] * len(pointers)
-    return [line + found - 1 for found in lines_of(raw.decode("utf-8"), pointers)]
+    return [line + found - 1 for found in lines_of(raw.decode("utf-8", "replace"), pointers)]
 
 
 def _pi_losses(
@@ -611,7 +617,7 @@ def _pi_losses(
 ) -> list[Record]:
     """--strict, a pi document phi-core reads: each key phi-core would drop, at its pointer."""
     try:
-        have = json.loads(raw)
+        have = parse(raw)
         kept = json.loads(own.dumps(value, pretty=False))
     except (ValueError, RecursionError):
         return []
@@ -663,7 +669,7 @@ def _not_canonical(
     if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
         return []
     try:
-        pointer = _first_difference(json.loads(raw), json.loads(canonical))
+        pointer = _first_difference(parse(raw), json.loads(canonical))
     except (ValueError, RecursionError):
         pointer = None
     writer = own.format

@@ -10,11 +10,10 @@ one of its entries (unless ``--type`` names another type); other given formats n
 
 from __future__ import annotations
 
-import json
 from contextlib import suppress
 from typing import Any
 
-from phi_wire.recognise import Recognised, operator_use, recognise_lines
+from phi_wire.recognise import Recognised, operator_use, parse, recognise_lines
 
 from ._records import AUTO, Settings
 
@@ -42,12 +41,12 @@ def first_documents(head: bytes) -> list[Any]:
         if not line.strip():
             continue
         try:
-            documents.append(json.loads(line))
+            documents.append(parse(line))
         except (ValueError, RecursionError):
             continue
     if not documents and start == 0 and head.strip():  # one line, no newline after it
         with suppress(ValueError, RecursionError):
-            documents.append(json.loads(head))
+            documents.append(parse(head))
     return documents
 
 

@@ -46,8 +46,9 @@ PROBLEM = "problem"
 MORE = "more"
 """A document has more problems than the run reports per document; the message says how many."""
 INPUT = "input"
-"""Something could not be read or judged: a file, a folder, a document over the size limit, bytes
-that are not UTF-8 (exit status 2). Nothing is known about the validity of what it names."""
+"""Something could not be read or judged: a file, a folder, a document over the size limit, a
+format phi-wire does not speak (exit status 2). Nothing is known about the validity of what it
+names."""
 NOTE = "note"
 """Worth knowing, changes no verdict: e.g. a file's layout is not the one its name says."""
 
