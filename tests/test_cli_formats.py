@@ -609,6 +609,33 @@ def test_version_picks_the_layout_or_version(
     assert code == 2 and out == "" and err.count("\n") == 1 and "choose one of 0.4" in err
 
 
+@pytest.mark.parametrize(
+    ("arguments", "owner"),
+    [
+        (["--version", "d1cdaad8"], "operator-use"),  # auto: --version is phi-core's
+        (["--format", "operator-use", "--version", "0.8"], "phi-core"),
+        (["--format", "phi-core", "--version", "0.4.0"], "clark-agent"),
+        (["--format", "clark-agent", "--version", "0.10"], "phi-core"),
+    ],
+)
+def test_a_version_of_another_format_is_a_usage_error_naming_it(
+    capsys: pytest.CaptureFixture[str], arguments: list[str], owner: str
+) -> None:
+    """--version belongs to --format: another format's version is a usage error (exit 2, one
+    line, nothing on stdout) that says whose version it is; phi-core's versions work as before
+    (0.8.0 as 0.8)."""
+    path = fixtures_root() / "phi-core" / "0.8.0" / "sessions"
+    code, out, err = run(capsys, "validate", *arguments, str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert f"is a version of {owner}, not of " in err and "Traceback" not in err
+    if arguments[0] == "--version":
+        assert "(--format operator-use)" in err
+    code, out, _ = run(capsys, "validate", "--version", "0.8.0", str(path))
+    assert code == 0 and "phi-core 0.8)" in out.splitlines()[-1], out
+    code, out, err = run(capsys, "types", *arguments)
+    assert code == 2 and out == "" and f"is a version of {owner}" in err
+
+
 def test_type_is_one_formats_type(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "reason.json"
     path.write_text('"end_turn"')

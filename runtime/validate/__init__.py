@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from phi_wire.formats import FORMATS, UnknownVersion, find
+from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.recognise.phi_core import detect_raw as detect
 
 from ._fastpath import fast_path_for
@@ -297,7 +297,16 @@ def validate(
     if format == AUTO and type is not None:
         format = HOME_FORMAT  # a type is one format's: phi-core's unless a format is given
     named = HOME_FORMAT if format == AUTO else format
-    entry = find(version, named) if version is not None else find(default_version(named), named)
+    try:
+        entry = find(version if version is not None else default_version(named), named)
+    except UnknownVersion as error:
+        elsewhere = version_elsewhere(version or "", named) if format == AUTO else None
+        if elsewhere is None:
+            raise
+        raise UnknownVersion(
+            f"{error}: with format auto the version is phi-core's; name the format too "
+            f"(--format {elsewhere.format})"
+        ) from None
     if type is not None and type not in wire_types(entry.version, named):
         raise UnknownType(
             f"{type!r} is not a wire type of {entry.label}; "
