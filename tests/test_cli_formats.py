@@ -530,8 +530,11 @@ def test_a_pi_message_phi_core_reads_is_valid_unless_strict(
     pi-ai."""
     path = tmp_path / "pi.json"
     path.write_text(json.dumps(PI_MESSAGE, indent=2), encoding="utf-8")
-    code, out, _ = run(capsys, "validate", str(path))
+    code, out, err = run(capsys, "validate", str(path))
     assert code == 0 and "pi (read as phi-core 0.10)" in out, out
+    # not silently valid phi-core: a note names pi and what phi-core drops
+    assert f"{path}:1: note: looks like a pi-ai message: phi-core 0.10 reads it (valid) but " in err
+    assert "(/content/0/thinkingSignature, /content/1/textSignature, /api, /usage/cacheRead" in err
     code, out, _ = run(capsys, "validate", "--strict", "--output-format", "json", str(path))
     records = [json.loads(line) for line in out.splitlines()]
     problems = [r for r in records if r.get("kind") == "problem"]
@@ -552,6 +555,65 @@ def test_a_jsonl_of_pi_messages_under_strict_names_each_line(
     lines = [line for line in out.splitlines() if line.startswith(str(path))]
     assert code == 1 and len([line for line in lines if ":2: " in line]) == len(DROPPED)
     assert f"{path}:1: AgentMessage /api: looks like a pi-ai message" in out
+
+
+PI_MESSAGE_TYPES = ("Message", "ToolResultMessage", "AgentMessage")
+
+
+def dropped_by_phi_core(have: object, kept: object, pointer: str = "") -> set[str]:
+    """The pointers of the keys of ``have`` that phi-core's re-serialization ``kept`` lacks."""
+    found: set[str] = set()
+    if isinstance(have, dict) and isinstance(kept, dict):
+        for key, value in have.items():
+            inner = f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}"
+            found |= {inner} if key not in kept else dropped_by_phi_core(value, kept[key], inner)
+    elif isinstance(have, list) and isinstance(kept, list):
+        for index, (a, b) in enumerate(zip(have, kept, strict=False)):
+            found |= dropped_by_phi_core(a, b, f"{pointer}/{index}")
+    return found
+
+
+def test_pi_corpus_messages_phi_core_reads_are_named_and_their_losses_listed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every pi-ai message of the pi 0.73.1 corpus that phi-core reads (``loads`` through
+    phi_wire.v0_10) while dropping keys is recognised as pi: valid, with a note naming pi and what
+    is dropped; under --strict each dropped key (computed here from phi-core's own re-serialization)
+    is a problem at its pointer, the issue's ``api``, ``usage/cost`` and ``errorMessage`` among them
+    where present. One phi-core reads whole is simply valid phi-core, with no note."""
+    from phi_wire import v0_10
+
+    base = fixtures_root() / "pi" / "0.73.1"
+    checked = with_losses = 0
+    for fixture in manifest("0.73.1", "pi"):
+        if fixture.entry["type"] not in PI_MESSAGE_TYPES:
+            continue
+        path = base / fixture.entry["file"]
+        text = path.read_text(encoding="utf-8")
+        try:
+            value = v0_10.loads(v0_10.AgentMessage, text)
+        except v0_10.WireError:
+            continue  # phi-core cannot read it: not judged, or another format's (other tests)
+        checked += 1
+        document = json.loads(text)
+        dropped = dropped_by_phi_core(document, json.loads(v0_10.dumps(value)))
+        code, out, err = run(capsys, "validate", str(path))
+        assert code == 0, (path.name, out, err)
+        if not dropped:
+            assert "note:" not in err and "phi-core 0.10" in out.splitlines()[-1], path.name
+            continue
+        with_losses += 1
+        assert "pi (read as phi-core 0.10)" in out.splitlines()[-1], (path.name, out)
+        assert f"{path}:1: note: looks like a pi-ai message" in err, (path.name, err)
+        code, out, _ = run(capsys, "validate", "--strict", "--output-format", "json", str(path))
+        problems = [r for r in map(json.loads, out.splitlines()) if r.get("kind") == "problem"]
+        assert code == 1 and {r["pointer"] for r in problems} == dropped, path.name
+        for key in ("/api", "/usage/cost", "/errorMessage"):
+            assert (key in dropped) == (
+                document.get(key.split("/")[1]) is not None
+                and (key != "/usage/cost" or "cost" in document["usage"])
+            ), (path.name, key)
+    assert checked >= 20 and with_losses >= 15, (checked, with_losses)
 
 
 def test_a_pi_message_phi_core_rejects_is_not_judged(tmp_path: Path) -> None:

@@ -101,6 +101,8 @@ class _Judgement(NamedTuple):
     judged: Judged
     unjudged: bool = False
     """A format phi-wire does not speak, which phi-core cannot read: neither valid nor invalid."""
+    dropped: tuple[str, ...] = ()
+    """A pi document phi-core read (without --strict): the keys it drops (a note says so)."""
 
     @property
     def invalid(self) -> bool:
@@ -168,6 +170,8 @@ class _Collected:
         # documents not judged, by what they look like: [record index, first line, last, count]
         self.not_judged: dict[Judged, list[int]] = {}
         self.formats_noted: set[str] = set()
+        # pi documents phi-core reads, dropping keys: [record index, first line, last, count]
+        self.pi_read: dict[Judged, list[Any]] = {}
 
     def add_judged(self, judged: Judged) -> None:
         self.judged.setdefault(judged, None)
@@ -207,14 +211,29 @@ class _Collected:
                 )
             )
         self.add_judged(judged)
+        if judgement.dropped:
+            read = self.pi_read.get(judged)
+            if read is None:
+                self.pi_read[judged] = [len(self.records), line, line, 1, judgement.dropped]
+            else:
+                read[2] = line
+                read[3] += 1
         if any(record.kind != NOTE for record in judgement.records):
             self.invalid += 1
         self.records += judgement.records
 
     def verdict(self) -> Verdict:
         records = self.records
-        for judged, (index, first, last, count) in reversed(self.not_judged.items()):
-            records.insert(index, _not_judged_record(self.chunk, judged, first, last, count))
+        inserts = [
+            (index, _not_judged_record(self.chunk, judged, first, last, count))
+            for judged, (index, first, last, count) in self.not_judged.items()
+        ]
+        inserts += [
+            (index, _pi_read_record(self.chunk, self.settings, judged, first, last, count, keys))
+            for judged, (index, first, last, count, keys) in self.pi_read.items()
+        ]
+        for index, record in sorted(inserts, key=lambda insert: insert[0], reverse=True):
+            records.insert(index, record)
         return Verdict(
             self.chunk.documents,
             self.invalid,
@@ -246,6 +265,42 @@ def _not_judged_record(chunk: Chunk, judged: Judged, first: int, last: int, coun
         "not judged (--format phi-core reports why)"
     )
     return Record(chunk.file, first, "", judged.type, "", message, INPUT, format=judged.format)
+
+
+def _pi_read_record(
+    chunk: Chunk,
+    settings: Settings,
+    judged: Judged,
+    first: int,
+    last: int,
+    count: int,
+    dropped: tuple[str, ...],
+) -> Record:
+    """The note on pi documents phi-core reads (without --strict): valid, since phi-core reads
+    them, but not phi-core's: what it drops, the first document's keys as examples."""
+    reader = _home_reader(settings)
+    examples = ", ".join(dropped[:4]) + (", ..." if len(dropped) > 4 else "")
+    if count == 1:
+        subject = f"looks like {_describe(judged)}: {reader.label} reads it"
+    else:
+        where = f"lines {first:,}-{last:,}" if chunk.lines else "the file"
+        subject = (
+            f"{count:,} documents ({where}) look like {_describe(judged, plural=True)}: "
+            f"{reader.label} reads them"
+        )
+    message = f"{subject} (valid) but drops what it has no place for ({examples}): --strict "
+    message += "lists every key dropped"
+    return Record(
+        chunk.file,
+        first,
+        "",
+        judged.type,
+        "",
+        message,
+        NOTE,
+        format=judged.format,
+        version=reader.version,
+    )
 
 
 def _home_type(raw: bytes, document: Any) -> str:
@@ -302,7 +357,7 @@ def _judge(
         else:
             name = settings.forced or given.type_name(raw)
         judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
-        return _Judgement(_read(given, chunk, line, raw, name, settings)[0], judged)
+        return _Judgement(_read(given, chunk, line, raw, name, settings).records, judged)
     document: Any = _UNPARSED
     recognised = plan
     if plan is None and not chunk.lines:  # a .json document: recognised as it is judged
@@ -350,7 +405,7 @@ def _as(
             name = detect_raw(raw)  # a JSONL line: as the fast path sees it
         how = "recognised" if recognised is not None else "default"
         judged = Judged(HOME_FORMAT, home.version, "", home.label, how)
-        return _Judgement(_read(home, chunk, line, raw, name, settings)[0], judged)
+        return _Judgement(_read(home, chunk, line, raw, name, settings).records, judged)
     if recognised.format in SPOKEN:
         own = reader(recognised.format, recognised.version)
         if recognised.type == "SessionFile" or (whole and own.has_type(recognised.type)):
@@ -358,16 +413,27 @@ def _as(
         else:
             name = own.type_name(raw, None if document is _UNPARSED else document)
         judged = Judged(own.format, own.version, name if whole else "", own.label, "recognised")
-        return _Judgement(_read(own, chunk, line, raw, name, settings)[0], judged)
+        return _Judgement(_read(own, chunk, line, raw, name, settings).records, judged)
     # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
     home = _home_reader(settings)
     name = _home_type(raw, document)
-    records, rejected = _read(home, chunk, line, raw, name, settings, looks_like=recognised)
-    if rejected:
+    read = _read(home, chunk, line, raw, name, settings, looks_like=recognised)
+    if read.rejected:
         judged = Judged(recognised.format, recognised.version, recognised.type, "", "recognised")
         return _Judgement([], judged, unjudged=True)
     judged = Judged(recognised.format, "", recognised.type, home.label, "recognised")
-    return _Judgement(records, judged)
+    return _Judgement(read.records, judged, dropped=read.dropped)
+
+
+class _Read(NamedTuple):
+    """One document read by a format's ``loads``."""
+
+    records: list[Record]
+    rejected: bool
+    """``loads`` rejected it (else the records are --strict's, or a session file's skipped
+    lines)."""
+    dropped: tuple[str, ...] = ()
+    """A pi document phi-core read, without --strict: the pointers of the keys it drops."""
 
 
 def _read(
@@ -378,24 +444,26 @@ def _read(
     name: str,
     settings: Settings,
     looks_like: Recognised | None = None,
-) -> tuple[list[Record], bool]:
-    """The records of one document read by ``own`` as the type ``name``, and whether ``loads``
-    rejected it (else the records are --strict's)."""
+) -> _Read:
+    """The records of one document read by ``own`` as the type ``name``."""
     big = own.exact and _many_values(raw)
     try:
         value = own.load(name, raw, settings.max_problems, big)
     except own.module.WireError as error:
-        return _rejected(own, chunk, line, raw, name, error, settings, big), True
+        return _Read(_rejected(own, chunk, line, raw, name, error, settings, big), True)
     records: list[Record] = []
     if name == "SessionFile":
         records = _skipped_lines(own, chunk, line, value, settings)
+    pi_read = looks_like is not None and looks_like.format == "pi"
+    if pi_read and not settings.strict:
+        return _Read(records, False, tuple(_pi_dropped(own, raw, value)))
     if settings.strict and not records:
         pretty = not chunk.lines and b"\n" in raw.strip() and name != "SessionFile"
-        if looks_like is not None and looks_like.format == "pi":
+        if pi_read:
             records = _pi_losses(own, chunk, line, raw, value, name, looks_like, settings)
         else:
             records = _not_canonical(own, chunk, line, raw, value, name, pretty)
-    return records, False
+    return _Read(records, False)
 
 
 def _record(own: Reader, chunk: Chunk, line: int, **fields: Any) -> Record:
@@ -605,6 +673,14 @@ def _where(chunk: Chunk, line: int, raw: bytes, pointers: list[str]) -> list[int
     return [line + found - 1 for found in lines_of(raw.decode("utf-8", "replace"), pointers)]
 
 
+def _pi_dropped(own: Reader, raw: bytes, value: Any) -> list[str]:
+    """The pointers of the keys of a pi document that phi-core, having read it, drops."""
+    try:
+        return _dropped_keys(parse(raw), json.loads(own.dumps(value, pretty=False)))
+    except (ValueError, RecursionError):
+        return []
+
+
 def _pi_losses(
     own: Reader,
     chunk: Chunk,
@@ -616,12 +692,7 @@ def _pi_losses(
     settings: Settings,
 ) -> list[Record]:
     """--strict, a pi document phi-core reads: each key phi-core would drop, at its pointer."""
-    try:
-        have = parse(raw)
-        kept = json.loads(own.dumps(value, pretty=False))
-    except (ValueError, RecursionError):
-        return []
-    dropped = _dropped_keys(have, kept)
+    dropped = _pi_dropped(own, raw, value)
     what = pi.describe(looks_like.type)
     records = [
         _record(
