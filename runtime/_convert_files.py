@@ -6,7 +6,8 @@ written as another format's, and what was lost on the way counted.
   session file (a JSONL file of its entries: one document, read as Operator-Use reads it), or
   ``-`` (standard input). The whole text parses as one JSON value: one document; else one per
   line. gzip is read when the bytes start with its magic bytes. Each input is read whole, up to
-  ``MAX_INPUT_BYTES``.
+  ``MAX_INPUT_BYTES``. The bytes go to ``loads`` as read: bytes that are not UTF-8 are its to
+  judge (serde skips them in an ignored value, as ``phi-wire validate`` says too).
 * The source format is given or recognised (``phi_wire.recognise``); each document is read by that
   format's ``loads`` as the type its shape has, a JSONL file's documents converted together (a
   stream's events need each other; a history's rows are one conversation).
@@ -20,7 +21,7 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import gzip
-import json
+import io
 import os
 import sys
 import tempfile
@@ -35,7 +36,7 @@ from .convert import Conversion, Loss, UnsupportedConversion, convert, to_sessio
 from .errors import WireError
 from .formats import FORMATS, find, newest
 from .pointer import tokens
-from .recognise import SPOKEN, Recognised, recognise, recognise_lines, type_in
+from .recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -64,11 +65,12 @@ class Input:
     """An input file read: its documents and how it is laid out."""
 
     name: str
-    text: str
+    data: bytes
+    """The input's bytes (gunzipped)."""
     lines: bool
     """One document per line (JSONL, or a session file)."""
-    documents: list[tuple[int, str]] = field(default_factory=list)
-    """(line number, text) of each document (a whole-file document: line 1)."""
+    documents: list[tuple[int, bytes]] = field(default_factory=list)
+    """(line number, bytes) of each document (a whole-file document: line 1)."""
     session: bool = False
     """An Operator-Use session file: one document, read whole."""
 
@@ -90,19 +92,17 @@ class Converted:
     """A session file's entries (0: the input was no session file)."""
 
 
-def _decoded(name: str, raw: bytes) -> str:
-    if raw.startswith(GZIP_MAGIC):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as error:
-            raise ConvertError(f"{name}: not a valid gzip file ({error})") from None
-        if len(raw) > MAX_INPUT_BYTES:
-            raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB uncompressed")
+def _gunzipped(name: str, raw: bytes) -> bytes:
+    if not raw.startswith(GZIP_MAGIC):
+        return raw
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise ConvertError(f"{name}:{line}: not UTF-8 (byte 0x{raw[error.start]:02x})") from None
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as packed:
+            raw = packed.read(MAX_INPUT_BYTES + 1)  # bounded: a gzip bomb stops here
+    except (OSError, EOFError, zlib.error) as error:
+        raise ConvertError(f"{name}: not a valid gzip file ({error})") from None
+    if len(raw) > MAX_INPUT_BYTES:
+        raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB uncompressed")
+    return raw
 
 
 def read_input(name: str) -> Input:
@@ -118,22 +118,22 @@ def read_input(name: str) -> Input:
         raise ConvertError(f"{name}: cannot read ({error.strerror or error})") from None
     if len(raw) > MAX_INPUT_BYTES:
         raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB: too big to convert")
-    text = _decoded(name, raw)
-    if not text.strip():
+    data = _gunzipped(name, raw)
+    if not data.strip():
         raise ConvertError(f"{name}: empty: nothing to convert")
     try:
-        json.loads(text)
+        parse(data)
     except (ValueError, RecursionError):
         pass  # not one JSON value: one per line
     else:
-        return Input(name, text, False, [(1, text)])
-    documents = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
-    return Input(name, text, True, documents)
+        return Input(name, data, False, [(1, data)])
+    documents = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()]
+    return Input(name, data, True, documents)
 
 
-def _parsed(source: Input, line: int, text: str) -> Any:
+def _parsed(source: Input, line: int, text: bytes) -> Any:
     try:
-        return json.loads(text)
+        return parse(text)
     except (ValueError, RecursionError) as error:
         where = getattr(error, "lineno", 1) + line - 1
         message = getattr(error, "msg", str(error))
@@ -165,13 +165,13 @@ def _recognised(source: Input, given: str | None) -> Recognised:
     return found
 
 
-def _problem(source: Input, line: int, text: str, error: WireError) -> ConvertError:
-    """One line naming the file, the line and the first problem."""
+def _problem(source: Input, line: int, text: bytes, error: WireError) -> ConvertError:
+    """One line naming the file, the line and the first problem (its JSON pointer)."""
     where = line + (error.line - 1 if error.line else 0)
     if not error.line and not source.lines and error.pointer:
         from .validate import line_of
 
-        where = line_of(text, error.pointer)
+        where = line_of(text.decode("utf-8", "replace"), error.pointer)
     return ConvertError(f"{source.name}:{where}: {error}")
 
 
@@ -181,7 +181,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
     (the lines Operator-Use's reader skips)."""
     module = find(MODULES[format], format).load()
     if source.session:
-        text = source.text
+        text = source.data
         try:
             session = module.loads(module.SessionFile, text)
         except module.WireError as error:

@@ -4,13 +4,16 @@ on standard error, --fail-on-loss, one-line errors, and the README's and docs' e
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 from corpus import ROOT, fixtures_root
@@ -142,7 +145,27 @@ def test_fail_on_loss_exits_1_and_still_writes(
         ('{"type":"agentStart"}\n', [], r"in\.jsonl: looks like yoagent's JSON"),
         ('{"foo": 1}\n', [], r"in\.jsonl: nothing in it names a format: give one with --from"),
         ("", [], r"in\.jsonl: empty: nothing to convert"),
-        ('{"role":"user","content":"\xe9"}\n', [], r"in\.jsonl:1: not UTF-8"),
+        (  # not UTF-8 where clark-agent reads the string in full: loads's verdict and words
+            '{"role":"user","content":"caf\xe9"}\n',
+            [],
+            r"in\.jsonl:1: AgentMessage /: invalid JSON: invalid unicode code point",
+        ),
+        (  # a pretty document: the line of the value the pointer names
+            '{\n  "role": "user",\n  "content": [{"type": "text", "text": 5}],\n'
+            '  "timestamp": 1\n}\n',
+            ["--from", "clark-agent"],
+            r"in\.jsonl:3: AgentMessage user text /content/0/text: expected a valid string",
+        ),
+        (  # events convert from clark-agent to phi-core only (a traceback before)
+            (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8"),
+            ["--to", "operator-use"],
+            r"in\.jsonl: no phi-core -> Operator-Use conversion for AgentStart \(item 0\)",
+        ),
+        (
+            (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8"),
+            ["--to", "clark-agent"],
+            r"in\.jsonl: no clark-agent counterpart for phi-core's AgentStart",
+        ),
     ],
 )
 def test_each_error_is_one_line_with_file_and_line(
@@ -214,6 +237,129 @@ def test_the_output_never_overwrites_the_input(
     code, _, err = run(capsys, "convert", "--to", "clark-agent", str(path), "-o", str(path))
     assert code == 2 and "would overwrite the input" in err
     assert path.read_bytes() == HISTORY.read_bytes()
+
+
+def test_bytes_that_are_not_utf8_are_the_formats_loads_to_judge(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An unknown key's value serde skips may hold bytes that are not UTF-8: clark-agent reads
+    the document (its Usage struct is read directly), so it converts. (Before: refused whole.)"""
+    path = tmp_path / "usage.json"
+    path.write_bytes(b'{"input_tokens":1,"output_tokens":2,"note":"caf\xe9"}')
+    code, out, err = run(capsys, "convert", "--from", "clark-agent", "--to", "phi-core", str(path))
+    assert code == 0 and json.loads(out)["input"] == 1 and "nothing lost" in err, err
+
+
+def test_a_gzip_input_is_read_and_its_size_bounded(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gzip is recognised by its magic bytes; what it inflates to is read up to the limit, never
+    whole (a small file can inflate to gigabytes)."""
+    packed = tmp_path / "history.jsonl.gz"
+    packed.write_bytes(gzip.compress(HISTORY.read_bytes()))
+    code, out, _ = run(capsys, "convert", "--to", "phi-core", str(packed))
+    assert code == 0 and len(out.splitlines()) == len(HISTORY.read_bytes().splitlines())
+    bomb = tmp_path / "bomb.jsonl.gz"
+    bomb.write_bytes(gzip.compress(b" " * 64 * 2**20))  # 64 MB of blanks in 64 kB
+    monkeypatch.setattr(convert_files, "MAX_INPUT_BYTES", 2**20)
+    tracemalloc.start()
+    try:
+        code, out, err = run(capsys, "convert", "--to", "phi-core", str(bomb))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and out == "" and f"{bomb}: over 1 MB uncompressed" in err
+    assert peak < 16 * 2**20, peak  # not the 64 MB it inflates to
+
+
+# --- each direction, each file kind ---------------------------------------------------------------
+
+PHI_CORE = fixtures_root() / "phi-core" / "0.10.0"
+OPERATOR_USE_D1 = fixtures_root() / "operator-use" / "d1cdaad8"
+
+
+def phi_core_message_lines(folder: Path) -> Path:
+    """A JSONL file of every phi-core 0.10 AgentMessage fixture, one per line (phi-core's corpus
+    has no such file; a message log is one)."""
+    lines = [
+        json.dumps(json.loads(path.read_bytes()), separators=(",", ":"))
+        for path in sorted((PHI_CORE / "valid" / "AgentMessage").glob("*.json"))
+    ]
+    path = folder / "messages.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+KINDS: dict[str, tuple[str, list[str], Any]] = {
+    # name: (source format, targets, the input files: a glob pattern or a function of tmp_path)
+    "clark-agent JSON messages": ("clark-agent", ["phi-core"], CLARK / "valid/AgentMessage/*.json"),
+    "clark-agent JSONL histories": ("clark-agent", ["phi-core"], CLARK / "history/*.jsonl"),
+    "clark-agent JSONL event streams": ("clark-agent", ["phi-core"], CLARK / "streams/*.jsonl"),
+    "operator-use JSON messages": (
+        "operator-use",
+        ["phi-core"],
+        OPERATOR_USE / "valid/AgentMessage/*.json",
+    ),
+    "operator-use d1cdaad8 JSON messages": (
+        "operator-use",
+        ["phi-core"],
+        OPERATOR_USE_D1 / "valid/AgentMessage/*.json",
+    ),
+    "operator-use JSON contexts": ("operator-use", ["phi-core"], OPERATOR_USE / "context/*.json"),
+    "operator-use session files": ("operator-use", ["phi-core"], OPERATOR_USE / "sessions/*.jsonl"),
+    "operator-use d1cdaad8 session files": (
+        "operator-use",
+        ["phi-core"],
+        OPERATOR_USE_D1 / "sessions/*.jsonl",
+    ),
+    "phi-core JSON messages": (
+        "phi-core",
+        ["clark-agent", "operator-use"],
+        PHI_CORE / "valid/AgentMessage/*.json",
+    ),
+    "phi-core JSONL message log": (
+        "phi-core",
+        ["clark-agent", "operator-use"],
+        phi_core_message_lines,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_direction_and_file_kind_converts_to_valid_target_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, kind: str
+) -> None:
+    """Every corpus file of the kind (--from: some are JSON another format writes the same way),
+    converted to each target: exit 0,
+    the summary names both formats and the documents read, the output is valid in the target
+    format (``validate --format``); a JSONL or session input gives JSONL, one line per document
+    (an Operator-Use session file when phi-core messages go to Operator-Use)."""
+    source, targets, inputs = KINDS[kind]
+    if callable(inputs):
+        paths = [inputs(tmp_path)]
+    else:
+        paths = sorted(Path(inputs.parent).glob(inputs.name))
+    assert paths, kind
+    for path in paths:
+        for target in targets:
+            out = tmp_path / f"out.{target}.jsonl"
+            code, _, err = run(
+                capsys, "convert", "--from", source, "--to", target, str(path), "-o", str(out)
+            )
+            assert code == 0, (path.name, err)
+            assert f"{path}: {source} -> {target}, " in err, err
+            code, report, _ = run(capsys, "validate", "--format", target, str(out))
+            assert code == 0, (path.name, target, report)
+            written = out.read_bytes()
+            if path.suffix == ".jsonl" and "session" not in kind:
+                documents = len(path.read_bytes().splitlines())
+                assert f", {documents} documents, " in err, err
+                if target == "operator-use":  # a message log becomes a session file
+                    assert json.loads(written.splitlines()[0])["type"] == "session"
+                else:
+                    assert len(written.splitlines()) >= 1
+            elif "session" in kind:
+                assert "a session file of " in err, err
 
 
 # --- atomic writes --------------------------------------------------------------------------------

@@ -92,6 +92,16 @@ class _Losses(list[Loss]):
         self.append(Loss(pointer, kind, reason))
 
 
+def _only_messages(values: list[Any], direction: str) -> None:
+    """A list converts as a message list: anything else in it is refused, naming the first."""
+    for index, item in enumerate(values):
+        if not isinstance(getattr(item, "role", None), str):
+            raise UnsupportedConversion(
+                f"no {direction} conversion for {type(item).__name__} (item {index}): a list "
+                "converts as a list of messages"
+            )
+
+
 def _json(value: Any, dumps: Any) -> Any:
     return json.loads(dumps(value))
 
@@ -105,6 +115,7 @@ def to_phi_core(value: Any) -> Conversion:
     if isinstance(value, SessionFileLines):
         return Conversion(_session_to_phi(value, losses), tuple(losses))
     if isinstance(value, list):
+        _only_messages(value, "Operator-Use -> phi-core")
         sources: list[tuple[str, Any, Any]] = [
             (f"/{index}", _json(item, ou.dumps), None) for index, item in enumerate(value)
         ]
@@ -398,6 +409,7 @@ def from_phi_core(value: Any) -> Conversion:
     """A phi-core value as Operator-Use d0da87a6 (see the module docstring)."""
     losses = _Losses()
     if isinstance(value, list):
+        _only_messages(value, "phi-core -> Operator-Use")
         documents = [(f"/{index}", _json(item, phi.dumps)) for index, item in enumerate(value)]
         return Conversion(_messages_from_phi(documents, losses), tuple(losses))
     name = type(value).__name__
