@@ -1,6 +1,6 @@
 """phi-wire convert (runtime/cli.py over runtime/_convert_files.py and phi_wire.convert): files of
 one format written as another's, round trips through the command line, atomic writes, the losses
-on standard error, --fail-on-loss, one-line errors, and the README's and docs' example, run."""
+on standard error, --fail-on-loss, one-line errors (the docs' examples: test_docs_examples.py)."""
 
 from __future__ import annotations
 
@@ -401,32 +401,3 @@ def test_a_disk_failure_mid_write_is_one_line_and_no_partial_output(
     assert f"{target}: cannot write (No space left on device): not written" in err
     assert target.read_text() == "the previous conversion\n"
     assert list(tmp_path.iterdir()) == [target]
-
-
-# --- the example in the README and the docs runs -------------------------------------------------
-
-
-def shell_block(path: Path, heading: str) -> str:
-    text = path.read_text(encoding="utf-8")
-    section = text.split(heading, 1)[1]
-    return section.split("```sh\n", 1)[1].split("```\n", 1)[0]
-
-
-@pytest.mark.parametrize(
-    ("document", "heading"),
-    [("README.md", "## Converting between formats"), ("docs/convert.md", "## An example")],
-)
-def test_the_conversion_example_runs(document: str, heading: str, tmp_path: Path) -> None:
-    """The example as printed, run by sh in an empty folder with the installed phi-wire first on
-    PATH: every command succeeds, and what it says it writes is there."""
-    script = shell_block(ROOT / document, heading)
-    assert "phi-wire convert" in script and "phi-wire validate" in script
-    bin_folder = Path(sys.executable).parent
-    environment = dict(os.environ, PATH=f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
-    result = subprocess.run(
-        ["sh", "-e", "-c", script], cwd=tmp_path, env=environment, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr
-    for name in re.findall(r"-o (\S+)", script):
-        assert (tmp_path / name).is_file(), name
