@@ -746,6 +746,58 @@ def test_the_help_names_the_formats(capsys: pytest.CaptureFixture[str]) -> None:
         assert word in text
 
 
+IMPORT_CHECK = """
+import sys
+from phi_wire.cli import main
+code = main(sys.argv[1:])
+loaded = {name for name in sys.modules if name.startswith(("phi_wire", "pydantic"))}
+print(code, " ".join(sorted(loaded)))
+"""
+
+
+@pytest.mark.parametrize(
+    ("inputs", "expected", "absent"),
+    [
+        # phi-core files the fast path vouches for: no model, no pydantic, no other format
+        (["examples/"], [], ["pydantic", "phi_wire.clark_agent", "phi_wire.operator_use"]),
+        # an invalid phi-core document needs phi-core's models only
+        (["bad.jsonl"], ["pydantic", "phi_wire.v0_10"], ["phi_wire.clark_agent", "phi_wire.op"]),
+        # a clark-agent history needs clark-agent's, not Operator-Use's (nor the converters)
+        (["rows.jsonl"], ["phi_wire.clark_agent"], ["phi_wire.operator_use", "phi_wire.convert"]),
+    ],
+)
+def test_validate_imports_a_formats_models_only_when_a_file_needs_them(
+    tmp_path: Path, inputs: list[str], expected: list[str], absent: list[str]
+) -> None:
+    """Start-up: recognising each file's format needs no model; `phi-wire validate` imports a
+    format's models (and pydantic) only when a document is judged by them (phi-core's documents
+    the cached fast path vouches for need none)."""
+    from phi_wire.recognise import phi_core
+    from phi_wire.validate import _fastpath
+
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "examples").symlink_to(root / "examples")
+    (tmp_path / "bad.jsonl").write_text(PHI_EVENT.replace('"turn_index":0', '"turn_index":-1'))
+    (tmp_path / "rows.jsonl").write_text(CLARK_ROW + "\n")
+    # phi-core's fast paths, cached (as a run over 16 MB, or an earlier one, leaves them)
+    for types in (_fastpath.AUTO_LINE_TYPES, _fastpath.AUTO_DOCUMENT_TYPES):
+        assert _fastpath.fast_path("0.10", types, phi_core.detected_as, build=True) is not None
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_CHECK, "validate", *inputs],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, _, loaded = result.stdout.strip().splitlines()[-1].partition(" ")
+    modules = set(loaded.split())
+    assert code == ("1" if inputs == ["bad.jsonl"] else "0"), result.stdout
+    for name in expected:
+        assert name in modules, (name, sorted(modules))
+    for prefix in absent:
+        assert not {m for m in modules if m == prefix or m.startswith(prefix)}, (prefix, modules)
+
+
 def test_startup_recognises_without_pydantic(tmp_path: Path) -> None:
     """Recognising a file's format needs no model: a clark-agent file that cannot be read (not
     UTF-8) is reported without pydantic being imported."""
