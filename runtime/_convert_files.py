@@ -20,6 +20,7 @@ written as another format's, and what was lost on the way counted.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import os
@@ -35,7 +36,6 @@ from typing import Any
 from .convert import Conversion, Loss, UnsupportedConversion, convert, to_session_file
 from .errors import WireError
 from .formats import FORMATS, find, newest
-from .pointer import tokens
 from .recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 
 __all__ = [
@@ -199,11 +199,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
     values = []
     for line, text in source.documents:
         document = _parsed(source, line, text)
-        name = type_in(format, document)
-        if name.startswith("list[") and name.endswith("]"):
-            tp: Any = list[getattr(module, name[5:-1])]  # type: ignore[misc]
-        else:
-            tp = getattr(module, name)
+        tp = _wire_type(module, type_in(format, document))
         try:
             values.append(module.loads(tp, text))
         except module.WireError as error:
@@ -211,6 +207,15 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
     if not source.lines:
         return values[0], [1], []
     return values, [line for line, _ in source.documents], []
+
+
+@functools.cache
+def _wire_type(module: Any, name: str) -> Any:
+    """The type a name stands for (``list[T]`` too), one object per name: ``loads`` keeps one
+    TypeAdapter per type object."""
+    if name.startswith("list[") and name.endswith("]"):
+        return list[getattr(module, name[5:-1])]  # type: ignore[misc]
+    return getattr(module, name)
 
 
 def _dumped(value: Any, format: str) -> tuple[str, bool]:
@@ -227,10 +232,10 @@ def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple
     """``file:line`` of a loss, and its pointer within that line's document."""
     if not listed:
         return f"{source.name}:1", pointer
-    parts = tokens(pointer)
-    if parts and parts[0].isdecimal() and int(parts[0]) < len(lines):
-        rest = "".join(f"/{part.replace('~', '~0').replace('/', '~1')}" for part in parts[1:])
-        return f"{source.name}:{lines[int(parts[0])]}", rest
+    # the first token is an index (no escapes in it); the rest stays escaped as it is
+    index, slash, rest = pointer[1:].partition("/")
+    if pointer.startswith("/") and index.isdecimal() and int(index) < len(lines):
+        return f"{source.name}:{lines[int(index)]}", slash + rest
     return source.name, pointer
 
 
@@ -256,7 +261,7 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
     listed = isinstance(value, list)
     for loss in result.losses:
         where, pointer = _where(source, lines, listed, loss.pointer)
-        losses.append((where, loss._replace(pointer=pointer)))
+        losses.append((where, Loss(pointer, loss.kind, loss.reason)))
     if source.session:
         return Converted(recognised.format, target, text, losses, 1, jsonl, len(value))
     count = len(value) if source.lines else 1

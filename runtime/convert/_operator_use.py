@@ -79,6 +79,11 @@ STOP_REASONS_FROM_PHI: dict[str, tuple[str, str | None]] = {
 MODEL_IN_ENTRIES = "Operator-Use keeps the model in model_change entries, not in messages"
 """The loss of an assistant's model and provider (a message list; a session file keeps them)."""
 
+_PHI_MESSAGES = list[phi.AgentMessage]
+_OU_MESSAGES = list[ou.AgentMessage]
+"""One object each: ``loads`` keeps one TypeAdapter per type object (a new ``list[...]`` per call
+would build a new one every time)."""
+
 _IMAGE_MAGIC = (
     ("iVBORw0KGgo", "image/png"),
     ("/9j/", "image/jpeg"),
@@ -106,6 +111,11 @@ def _json(value: Any, dumps: Any) -> Any:
     return json.loads(dumps(value))
 
 
+def _json_list(values: Sequence[Any], dumps: Any) -> list[Any]:
+    """``_json`` of each value, in one parse."""
+    return json.loads("[" + ",".join(dumps(value) for value in values) + "]")  # type: ignore[no-any-return]
+
+
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
 
@@ -117,7 +127,7 @@ def to_phi_core(value: Any) -> Conversion:
     if isinstance(value, list):
         _only_messages(value, "Operator-Use -> phi-core")
         sources: list[tuple[str, Any, Any]] = [
-            (f"/{index}", _json(item, ou.dumps), None) for index, item in enumerate(value)
+            (f"/{index}", item, None) for index, item in enumerate(_json_list(value, ou.dumps))
         ]
         return Conversion(_messages_to_phi(sources, losses), tuple(losses))
     name = type(value).__name__
@@ -173,7 +183,8 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
             reason = f"a {entry.type} entry makes no message"
         losses.add(f"/{index}", "dropped", reason)
     sources = []
-    for message, entry in zip(context.messages, parts.sources, strict=True):
+    documents = _json_list(context.messages, module.dumps)
+    for document, entry in zip(documents, parts.sources, strict=True):
         index = index_of[id(entry)]
         for key in ("id", "timestamp", "parent_id", "meta"):
             if getattr(entry, key, None) is not None and not (
@@ -181,7 +192,7 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
             ):
                 losses.add(f"/{index}/{key}", "dropped", "the session entry's envelope")
         pointer = f"/{index}/message" if entry.type == "message" else f"/{index}"
-        sources.append((pointer, _json(message, module.dumps), parts.models.get(id(entry))))
+        sources.append((pointer, document, parts.models.get(id(entry))))
     return _messages_to_phi(sources, losses)
 
 
@@ -246,7 +257,8 @@ def _messages_to_phi(
                     "blocks other than tool_result in a tool message: a phi-core user message",
                 )
             out.append({"role": "user", "content": blocks, "timestamp": timestamp})
-    return [phi.loads(phi.AgentMessage, json.dumps(item)) for item in out]
+    # read as phi-core reads them, all in one loads (per-call work dominated one per message)
+    return list(phi.loads(_PHI_MESSAGES, json.dumps(out)))
 
 
 def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
@@ -410,7 +422,7 @@ def from_phi_core(value: Any) -> Conversion:
     losses = _Losses()
     if isinstance(value, list):
         _only_messages(value, "phi-core -> Operator-Use")
-        documents = [(f"/{index}", _json(item, phi.dumps)) for index, item in enumerate(value)]
+        documents = [(f"/{index}", item) for index, item in enumerate(_json_list(value, phi.dumps))]
         return Conversion(_messages_from_phi(documents, losses), tuple(losses))
     name = type(value).__name__
     if name == "Usage":
@@ -503,10 +515,10 @@ def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) ->
         else:
             out.append(_extension_from_phi(pointer, message, losses))
             previous_tool = None
-    return [
-        item if isinstance(item, BaseModel) else ou.loads(ou.AgentMessage, json.dumps(item))
-        for item in out
-    ]
+    # the JSON ones read as Operator-Use reads them, all in one loads
+    texts = [item for item in out if not isinstance(item, BaseModel)]
+    read = iter(ou.loads(_OU_MESSAGES, json.dumps(texts)) if texts else ())
+    return [item if isinstance(item, BaseModel) else next(read) for item in out]
 
 
 def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:

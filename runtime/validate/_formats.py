@@ -39,6 +39,7 @@ class Reader:
         """Read by the serde codec (which caps its own work on an invalid document)."""
         self._entry = entry
         self._module: ModuleType | None = None
+        self._types: dict[str, Any] = {}
 
     @property
     def module(self) -> ModuleType:
@@ -61,10 +62,16 @@ class Reader:
         return type_in(self.format, document)
 
     def wire_type(self, name: str) -> Any:
-        """The type object a name stands for (``list[AgentMessage]`` too)."""
-        if name.startswith("list[") and name.endswith("]"):
-            return list[getattr(self.module, name[5:-1])]  # type: ignore[misc]
-        return getattr(self.module, name)
+        """The type object a name stands for (``list[AgentMessage]`` too): one object per name,
+        as ``loads`` keeps one TypeAdapter per type object."""
+        found = self._types.get(name)
+        if found is None:
+            if name.startswith("list[") and name.endswith("]"):
+                found = list[getattr(self.module, name[5:-1])]  # type: ignore[misc]
+            else:
+                found = getattr(self.module, name)
+            self._types[name] = found
+        return found
 
     def has_type(self, name: str) -> bool:
         return name in self.module.WIRE_TYPES

@@ -408,11 +408,23 @@ def _as(
         return _Judgement(_read(home, chunk, line, raw, name, settings).records, judged)
     if recognised.format in SPOKEN:
         own = reader(recognised.format, recognised.version)
+        judged = Judged(own.format, own.version, "", own.label, "recognised")
         if recognised.type == "SessionFile" or (whole and own.has_type(recognised.type)):
             name = recognised.type
+        elif own.has_type(recognised.type):
+            # a line of a file whose first lines are this type (a history's rows, a stream's
+            # events): read as that type first, which needs no parse to tell its type; only a
+            # line it rejects is typed by its own shape (and reported as that type)
+            first = _read(own, chunk, line, raw, recognised.type, settings)
+            if not first.rejected:
+                return _Judgement(first.records, judged)
+            name = own.type_name(raw, None if document is _UNPARSED else document)
+            if name == recognised.type:
+                return _Judgement(first.records, judged)
         else:
             name = own.type_name(raw, None if document is _UNPARSED else document)
-        judged = Judged(own.format, own.version, name if whole else "", own.label, "recognised")
+        if whole:
+            judged = judged._replace(type=name)
         return _Judgement(_read(own, chunk, line, raw, name, settings).records, judged)
     # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
     home = _home_reader(settings)
