@@ -41,6 +41,7 @@ against ``json.loads``.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -335,11 +336,11 @@ def measure_formats(
     sizes: dict[str, float] = {}
     for name, (path, _) in inputs.items():
         sizes[name] = path.stat().st_size / 1e6
-        cases[f"json.loads: {name}"] = lambda path=path: time_json_loads(path)
-        cases[f"validate: {name}"] = lambda path=path: judged(path)
+        cases[f"json.loads: {name}"] = functools.partial(time_json_loads, path)
+        cases[f"validate: {name}"] = functools.partial(judged, path)
     for name, (path, source) in inputs.items():
         if source != "phi-core":
-            cases[f"convert: {name}"] = lambda path=path, source=source: converted(path, source)
+            cases[f"convert: {name}"] = functools.partial(converted, path, source)
     for case in cases.values():
         case()  # every validator and adapter built before the clock starts
     seconds: dict[str, list[float]] = {name: [] for name in cases}

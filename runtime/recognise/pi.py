@@ -173,7 +173,7 @@ def _content(content: Any) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and all(
-        isinstance(block, dict) and _BLOCKS.get(block.get("type"), {""}) <= block.keys()
+        isinstance(block, dict) and _BLOCKS.get(str(block.get("type")), {""}) <= block.keys()
         for block in content[:64]
     )
 

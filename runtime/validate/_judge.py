@@ -466,13 +466,13 @@ def _read(
     records: list[Record] = []
     if name == "SessionFile":
         records = _skipped_lines(own, chunk, line, value, settings)
-    pi_read = looks_like is not None and looks_like.format == "pi"
-    if pi_read and not settings.strict:
+    pi_read = looks_like if looks_like is not None and looks_like.format == "pi" else None
+    if pi_read is not None and not settings.strict:
         return _Read(records, False, tuple(_pi_dropped(own, raw, value)))
     if settings.strict and not records:
         pretty = not chunk.lines and b"\n" in raw.strip() and name != "SessionFile"
-        if pi_read:
-            records = _pi_losses(own, chunk, line, raw, value, name, looks_like, settings)
+        if pi_read is not None:
+            records = _pi_losses(own, chunk, line, raw, value, name, pi_read, settings)
         else:
             records = _not_canonical(own, chunk, line, raw, value, name, pretty)
     return _Read(records, False)
