@@ -739,6 +739,17 @@ def test_json_output_names_each_files_format(
     assert summary["summary"]["formats"] == {"clark-agent 0.4": 1}
 
 
+def test_schema_diff_takes_output_format_like_validate(capsys: pytest.CaptureFixture[str]) -> None:
+    """validate's report form is --output-format (its --format names the wire format);
+    schema-diff takes the same option, and its older --format still."""
+    reports = []
+    for option in ("--output-format", "--format"):
+        code, out, err = run(capsys, "schema-diff", "0.8", "0.10", option, "json")
+        assert code in (0, 1) and err == "", err
+        reports.append(json.loads(out))
+    assert reports[0] == reports[1]
+
+
 def test_the_help_names_the_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--help"]) == 0
     text = capsys.readouterr().out
