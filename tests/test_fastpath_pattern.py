@@ -23,7 +23,7 @@ from phi_wire.fastpath import _compact, _utf8
 from phi_wire.validate import _fastpath, _judge
 from phi_wire.validate._fastpath import FastPath
 from phi_wire.validate._inputs import Chunk
-from phi_wire.validate._records import INPUT, Settings, Verdict
+from phi_wire.validate._records import PROBLEM, Settings, Verdict
 
 SETTINGS = Settings("0.8", None, False, 100, 128 * 1024 * 1024)
 """phi-core 0.8, types detected, not strict, the command line's default limits."""
@@ -141,7 +141,9 @@ def test_only_the_line_with_a_bad_sequence_leaves_the_fast_path(
         fast, exact = judged_both_ways(block)
         assert fast == exact
         assert exact.invalid == 1
-        assert exact.records[0].kind == INPUT  # not UTF-8: an input error
+        # a text serde reads in full: loads rejects it, so it is invalid (a problem, not an
+        # input error: the bytes are loads's to judge, runtime/_ignored.py)
+        assert exact.records[0].kind == PROBLEM, exact.records
 
 
 def test_bad_sequences_among_other_bad_lines_each_line_once(lines_path: FastPath) -> None:
@@ -208,7 +210,7 @@ def test_pretty_documents_with_non_ascii_text(
         chunk = Chunk("session.json", 1, bad, False)
         fast = _judge.judge_chunk(chunk, SETTINGS, fast=True)
         assert fast == _judge.judge_chunk(chunk, SETTINGS, fast=False)
-        assert fast.invalid == 1 and fast.records[0].kind == INPUT
+        assert fast.invalid == 1 and fast.records[0].kind == PROBLEM  # as loads judges it
 
 
 def test_cjk_strings_are_matched_about_as_fast_as_ascii(lines_path: FastPath) -> None:
