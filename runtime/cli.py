@@ -148,6 +148,16 @@ def byte_count(text: str) -> int:
     return int(match[1]) << (10 * " kmg".index(match[2].lower() or " "))
 
 
+def wire_format(text: str) -> str:
+    """validate's ``--format``; before 0.2 it named the report's form, now ``--output-format``."""
+    if text in ("text", "json"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a report form: use --output-format {text} (--format names the wire "
+            "format: auto, " + ", ".join(FORMATS) + ")"
+        )
+    return text
+
+
 def positive(text: str) -> int:
     try:
         value = int(text)
@@ -609,6 +619,7 @@ def parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
     validate.add_argument(
         "--format",
+        type=wire_format,
         choices=(AUTO, *FORMATS),
         default=AUTO,
         help="the format of every document (default: auto, recognised per file)",

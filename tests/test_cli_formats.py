@@ -757,6 +757,16 @@ def test_the_help_names_the_formats(capsys: pytest.CaptureFixture[str]) -> None:
         assert word in text
 
 
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_the_old_report_form_option_names_its_new_name(
+    capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """Before 0.2, validate's --format was the report's form; a script still passing
+    ``--format json`` gets a usage error that names ``--output-format json`` (exit 2, no run)."""
+    code, out, err = run(capsys, "validate", "--format", form, "examples/")
+    assert code == 2 and out == "" and f"use --output-format {form}" in err, err
+
+
 IMPORT_CHECK = """
 import sys
 from phi_wire.cli import main

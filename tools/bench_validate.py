@@ -29,8 +29,8 @@ this process, one job): clark-agent JSONL (history rows; event streams), a JSONL
 Operator-Use messages and one Operator-Use session file (a header and ``--formats-mb`` of chained
 message entries), each against ``json.loads`` per line in interleaved rounds, beside phi-core's
 exact path (the same engine on phi-core's lines, no fast path: what judges a line the fast path
-does not vouch for). Then ``phi-wire convert``'s engine (``phi_wire._convert_files``: read,
-convert, write the text) on the clark-agent history and the Operator-Use files, to phi-core.
+does not vouch for). Then ``phi-wire convert`` as users run it (``phi_wire.cli``: read,
+convert, write the file) on the clark-agent history and the Operator-Use files, to phi-core.
 
 ``--cjk`` times non-ASCII text alone: the same stream with its prose (texts, thinking, deltas,
 summaries...) in CJK ideographs, three bytes each in UTF-8, against ``json.loads`` per line in
@@ -41,7 +41,9 @@ against ``json.loads``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import io
 import json
 import os
 import statistics
@@ -315,7 +317,7 @@ def measure_formats(
 ) -> None:
     """The other formats through the validator's and the converter's engines, each against
     json.loads per line, in interleaved rounds (see the module docstring)."""
-    from phi_wire._convert_files import convert_input, read_input
+    from phi_wire.cli import main as phi_wire_command
     from phi_wire.validate import validate
 
     inputs = format_inputs(work, fixtures, megabytes)
@@ -329,8 +331,16 @@ def measure_formats(
         if records or run.tally.invalid:
             raise SystemExit(f"{path}: not all valid: {records[:3]}")
 
+    converted_folder = work / "converted"
+    converted_folder.mkdir(exist_ok=True)
+
     def converted(path: Path, source: str) -> None:
-        convert_input(read_input(str(path)), source, "phi-core").text  # noqa: B018
+        """``phi-wire convert`` as users run it: read, convert, write the file; losses listed."""
+        arguments = ["convert", "--from", source, "--to", "phi-core", str(path)]
+        with contextlib.redirect_stderr(io.StringIO()):
+            status = phi_wire_command([*arguments, "-o", str(converted_folder)])
+        if status != 0:
+            raise SystemExit(f"phi-wire {' '.join(arguments)}: exit {status}")
 
     cases: dict[str, Callable[[], object]] = {}
     sizes: dict[str, float] = {}
