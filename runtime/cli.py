@@ -1,13 +1,18 @@
-"""The phi-wire command line: validate stored phi-core JSON, print schemas, list wire types.
+"""The phi-wire command line: validate stored JSON of phi-core, clark-agent and Operator-Use,
+convert it from one format to another, print schemas, list wire types.
 
-    phi-wire validate PATH... [--type T] [--version 0.10] [--format text|json] [--strict]
+    phi-wire validate PATH... [--format auto|phi-core|clark-agent|operator-use] [--version V]
+                              [--type T] [--output-format text|json] [--strict]
                               [--max-errors N] [--max-problems N] [--max-document-bytes N]
                               [--all-folders] [--quiet] [--jobs N]
-    phi-wire schema T [--version 0.10]
-    phi-wire types [--version 0.10]
-    phi-wire schema-diff OLD NEW [--format text|json] [--fail-on any|old-readers|new-readers|none]
+    phi-wire convert IN... --to FORMAT [--from FORMAT] [-o OUT] [--fail-on-loss] [-v]
+    phi-wire schema T [--format F] [--version V]
+    phi-wire types [--format F] [--version V]
+    phi-wire schema-diff OLD NEW [--output-format text|json]
+                             [--fail-on any|old-readers|new-readers|none]
 
-This module is the thin layer over phi_wire.validate: arguments, output, exit status.
+This module is the thin layer over phi_wire.validate and phi_wire.convert: arguments, output,
+exit status.
 """
 
 from __future__ import annotations
@@ -23,17 +28,21 @@ from contextlib import suppress
 from typing import Any, TextIO
 
 from phi_wire import __version__, schema_diff
-from phi_wire.formats import UnknownVersion, find, newest
+from phi_wire.formats import FORMATS, UnknownVersion, find
 from phi_wire.validate import (
+    AUTO,
     DEFAULT_MAX_DOCUMENT_BYTES,
     DEFAULT_MAX_PROBLEMS,
     INPUT,
     NOTE,
     PROBLEM,
     SKIPPED_FOLDERS,
+    FileSummary,
     Record,
     Validation,
     default_jobs,
+    default_version,
+    display_name,
     validate,
     wire_types,
 )
@@ -41,7 +50,19 @@ from phi_wire.validate import (
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
 VALIDATE_HELP = f"""\
-Check stored phi-core documents exactly as strictly as phi-core reads them.
+Check stored documents exactly as strictly as their implementation reads them: phi-core's,
+clark-agent's (0.4) and Operator-Use's (layouts d0da87a6 and d1cdaad8).
+
+Formats: by default (--format auto) each file's format is recognised from its first documents and
+said: a file that is not all phi-core is listed with the format it was judged as, and the summary
+names the formats. A file of mixed formats is judged document by document. An Operator-Use
+session file (a JSONL file of its session entries) is one document, read as Operator-Use reads it:
+each line it would skip is a problem at that line. JSON that looks like pi's (pi-ai,
+pi-agent-core, pi-coding-agent) or yoagent's (0.13 and later), which phi-wire does not speak yet,
+is named: valid if phi-core reads it, not judged if not. Nothing that names a format: phi-core.
+--format phi-core|clark-agent|operator-use judges every document as that format, --version picks
+its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
+d0da87a6, the default, or d1cdaad8).
 
 Inputs: files, folders and - (standard input). A .json file is one document; a .jsonl or
 .ndjson file holds one document per line; any of them may be gzip-compressed. The layout and
@@ -53,10 +74,12 @@ skipped unless --all-folders is given. A folder with nothing to read, a path tha
 or a file that cannot be read is an error.
 
 Each problem is printed as one line, file:line: Type Variant /json/pointer: what was expected,
-what was found, then a summary. The type of each document is recognised from its keys, whatever
-their order (session_id and loops: Session; loop_id and events: LoopRecord; sequence and event:
-LoopEvent; turn_id and output_message: Turn; type: AgentEvent; role: AgentMessage; anything
-else is judged as an AgentEvent); --type judges every document as one wire type.
+what was found (with the format's name first when it is not phi-core), then a summary. The type
+of each document is recognised from its keys, whatever their order (phi-core: session_id and
+loops: Session; loop_id and events: LoopRecord; sequence and event: LoopEvent; turn_id and
+output_message: Turn; type: AgentEvent; role: AgentMessage; anything else is judged as an
+AgentEvent); --type judges every document as one wire type of --format (phi-core's when no
+format is given).
 
 Limits: at most --max-problems problems are reported per document (default
 {DEFAULT_MAX_PROBLEMS}; a further line counts the rest), and a document (a .json file or one
@@ -64,10 +87,13 @@ line) larger than --max-document-bytes (default {DEFAULT_MAX_DOCUMENT_BYTES // 1
 is not judged, which is an input error. A document that cannot be JSON from its first byte is
 rejected there.
 
+--strict also flags what the implementation accepts but never writes, and, for a pi-ai message
+phi-core reads, each key phi-core would drop (api, cost, errorMessage, thinkingSignature...).
+
 Exit status: 0 every document is valid; 1 some document is invalid; 2 an input error (no such
-file, unreadable, not UTF-8, truncated gzip, over the size limit, nothing to validate), a usage
-error, or the output could not be written (for example, a closed pipe). Never 0 unless every
-document was judged valid.
+file, unreadable, truncated gzip, over the size limit, nothing to validate, a format phi-wire
+does not speak), a usage error, or the output could not be written (for
+example, a closed pipe). Never 0 unless every document was judged valid.
 
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
@@ -75,9 +101,9 @@ all documents under --strict, are judged by the models themselves.
 """
 
 
-def plural(count: int, word: str) -> str:
-    """``1 file``, ``2 files``, ``1,000 documents``."""
-    return f"{count:,} {word}{'s' * (count != 1)}"
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 file``, ``2 files``, ``1,000 documents`` (``words``: the plural when not ``word``+s)."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
 
 
 class ParagraphsFormatter(argparse.HelpFormatter):
@@ -102,10 +128,11 @@ class OutputFailed(Exception):
     """The output cannot be written (a closed pipe, a full disk): exit status 2."""
 
 
-def checked_version(version: str) -> str:
-    """``0.10``, ``0.10.0``... as the registry's ``0.10``; a usage error otherwise."""
+def checked_version(version: str | None, format: str = "phi-core") -> str:
+    """``0.10``, ``0.10.0``, ``d1cdaad8b6``... as the registry spells the format's version (None:
+    the format's default); a usage error otherwise."""
     try:
-        return find(version).version
+        return find(version or default_version(format), format).version
     except UnknownVersion as error:
         raise UsageError(str(error)) from None
 
@@ -119,6 +146,16 @@ def byte_count(text: str) -> int:
     if match is None or int(match[1]) < 1:
         raise argparse.ArgumentTypeError(f"expected a size such as 4096, 64K, 128M or 2G: {text!r}")
     return int(match[1]) << (10 * " kmg".index(match[2].lower() or " "))
+
+
+def wire_format(text: str) -> str:
+    """validate's ``--format``; before 0.2 it named the report's form, now ``--output-format``."""
+    if text in ("text", "json"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a report form: use --output-format {text} (--format names the wire "
+            "format: auto, " + ", ".join(FORMATS) + ")"
+        )
+    return text
 
 
 def positive(text: str) -> int:
@@ -147,6 +184,13 @@ class Output:
     def line(self, text: str) -> None:
         try:
             self.out.write(text + "\n")
+        except OSError as error:
+            raise self._failed(error) from None
+
+    def text(self, text: str) -> None:
+        """Text on standard output as it is (a converted file)."""
+        try:
+            self.out.write(text)
         except OSError as error:
             raise self._failed(error) from None
 
@@ -206,11 +250,11 @@ class Progress:
 
 
 def run_validate(args: argparse.Namespace, output: Output) -> int:
-    version = checked_version(args.version)
     try:
         run = validate(
             args.paths,
-            version=version,
+            format=args.format,
+            version=args.version,
             type=args.type,
             strict=args.strict,
             jobs=args.jobs,
@@ -235,6 +279,7 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
             emit(record, args, output)
     finally:
         progress.close()
+    list_files(run, args, output)
     summarize(run, time.perf_counter() - started, args, stopped, output)
     output.flush()
     if run.tally.input_errors:
@@ -246,7 +291,7 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
 
 def emit(record: Record, args: argparse.Namespace, output: Output) -> None:
     """A record on standard output (in text, input errors and notes go to standard error)."""
-    if args.format == "json":
+    if args.output_format == "json":
         output.line(record.json())
     elif record.kind == INPUT:
         output.note(record.text())
@@ -257,15 +302,57 @@ def emit(record: Record, args: argparse.Namespace, output: Output) -> None:
         output.line(record.text())
 
 
+def file_line(summary: FileSummary) -> str:
+    """``path: clark-agent 0.4: 4 documents, 4 valid``."""
+    counts = [plural(summary.documents, "document")]
+    if summary.documents:
+        counts.append(f"{summary.valid:,} valid")
+    if summary.invalid:
+        counts.append(f"{summary.invalid:,} invalid")
+    if summary.unjudged:
+        counts.append(f"{summary.unjudged:,} not judged")
+    if summary.input_errors:
+        counts.append(plural(summary.input_errors, "input error"))
+    judged = summary.label or "nothing judged"
+    if summary.by_default:
+        judged += " (by default: nothing in it names a format)"
+    return f"{display_name(summary.file)}: {judged}: " + ", ".join(counts)
+
+
+def format_counts(files: list[FileSummary]) -> dict[str, int]:
+    """How many files were judged as each label (``clark-agent 0.4``), in the order first met."""
+    counts: dict[str, int] = {}
+    for summary in files:
+        if summary.label:
+            counts[summary.label] = counts.get(summary.label, 0) + 1
+    return counts
+
+
+def list_files(run: Validation, args: argparse.Namespace, output: Output) -> None:
+    """The format each file was judged as: in JSON always, one ``file`` record each; in text,
+    when the run was not all one format (a run of one format names it in the summary)."""
+    if args.output_format == "json":
+        for summary in run.files:
+            output.line(json.dumps({"file": summary.as_dict()}, ensure_ascii=False))
+        return
+    if args.quiet or run.format != AUTO or len(format_counts(run.files)) <= 1:
+        return
+    for summary in run.files:
+        output.line(file_line(summary))
+
+
 def summarize(
     run: Validation, elapsed: float, args: argparse.Namespace, stopped: bool, output: Output
 ) -> None:
     tally = run.tally
-    if args.format == "json":
+    formats = format_counts(run.files)
+    if args.output_format == "json":
         summary: dict[str, Any] = {
             **tally.as_dict(),
             "elapsed_s": round(elapsed, 3),
-            "phi_core": run.version,
+            "format": run.format,
+            "formats": formats,
+            "phi_core": run.version if run.format in (AUTO, "phi-core") else None,
             "stopped_after_max_errors": stopped,
             "complete": run.complete,
         }
@@ -280,29 +367,200 @@ def summarize(
     if tally.input_errors:
         counts.append(plural(len(tally.input_errors), "input error"))
     more = f", stopped after {plural(args.max_errors, 'problem')}" if stopped else ""
+    if len(formats) > 1:
+        named = "; " + ", ".join(
+            f"{label}: {plural(count, 'file')}" for label, count in formats.items()
+        )
+    else:
+        named = ", " + (next(iter(formats)) if formats else f"phi-core {run.version}")
     output.line(
         f"{plural(tally.files, 'file')}, {plural(tally.documents, 'document')}: "
         f"{', '.join(counts)}; {tally.bytes:,} bytes in {elapsed:.2f} s "
-        f"({rate:.1f} MB/s, phi-core {run.version}{more})"
+        f"({rate:.1f} MB/s{named}{more})"
     )
 
 
 def run_schema(args: argparse.Namespace, output: Output) -> int:
-    wire = find(checked_version(args.version)).load()
+    wire = find(checked_version(args.version, args.format), args.format).load()
+    if args.type not in wire.WIRE_TYPES:
+        more = "" if args.format == "phi-core" else f" --format {args.format}"
+        raise UsageError(f"unknown wire type {args.type!r}; phi-wire types{more} lists them")
     try:
         bundle = wire.schema(args.type)
     except KeyError:
-        raise UsageError(f"unknown wire type {args.type!r}; phi-wire types lists them") from None
+        raise UsageError(f"no schema for {args.type!r}") from None
     output.line(json.dumps(bundle, indent=2, ensure_ascii=False))
     output.flush()
     return 0
 
 
 def run_types(args: argparse.Namespace, output: Output) -> int:
-    for name in wire_types(checked_version(args.version)):
+    for name in wire_types(checked_version(args.version, args.format), args.format):
         output.line(name)
     output.flush()
     return 0
+
+
+CONVERT_HELP = f"""\
+Convert stored documents from one format to another, saying what is lost on the way.
+
+Inputs: JSON files (one document: a message, an event, a usage, or an array of them), JSONL files
+(one document per line: a clark-agent history, an event stream, a list of messages), Operator-Use
+session files (read whole, as Operator-Use reads them: its active branch is converted, as its
+build_session_context rebuilds it), gzip-compressed or not, and - (standard input). --from names
+the inputs' format, else it is recognised for each input (the formats of phi-wire validate). A
+JSONL file's documents are converted together: an event stream's events, a history's rows.
+
+Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
+ways; clark-agent to Operator-Use and back is refused (convert to phi-core first, then from it:
+each step's losses point into its own input). Outputs are written as the target writes them: one
+document per input document, a list as JSONL (a list of messages converted to Operator-Use as a
+session file: a fresh header, one message entry per message).
+
+Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE;
+-o FOLDER (an existing folder, or any -o with several inputs: created if need be) writes each
+input's output into it, named after the input with the target format before its suffix
+(history.jsonl, --to phi-core: history.phi-core.jsonl). Every file is written to a temporary file
+beside it and renamed over it when complete: a failed run never leaves a partial file.
+
+Losses: each conversion's losses are summarised on standard error, counted by kind (dropped: the
+target has no place for it; invented: the target needs a value the source lacks; changed: kept,
+not exactly) and reason; -v lists each one's file:line and JSON pointer into that line's document.
+
+Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
+losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
+(unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
+convert), a usage error, or an output could not be written. Each error is one line on standard
+error, file:line: what is wrong.
+"""
+
+
+def add_convert(commands: Any) -> None:
+    convert = commands.add_parser(
+        "convert",
+        help="convert files from one format to another",
+        description=CONVERT_HELP,
+        formatter_class=ParagraphsFormatter,
+    )
+    convert.add_argument(
+        "inputs", nargs="+", metavar="IN", help="JSON, JSONL or session files, or - for stdin"
+    )
+    convert.add_argument(
+        "--from",
+        dest="source",
+        choices=FORMATS,
+        help="the format of the inputs (default: recognised for each input)",
+    )
+    convert.add_argument(
+        "--to", dest="target", choices=FORMATS, required=True, help="the format to write"
+    )
+    convert.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="a file (one input), a folder, or - for stdout (default: stdout, one input only)",
+    )
+    convert.add_argument(
+        "--fail-on-loss",
+        action="store_true",
+        help="exit with status 1 when anything was lost (for CI); the outputs are still written",
+    )
+    convert.add_argument(
+        "-v", "--verbose", action="store_true", help="list every loss with its file, line, pointer"
+    )
+    convert.add_argument(
+        "--quiet", action="store_true", help="no summary of the losses (errors are still said)"
+    )
+    convert.set_defaults(run=run_convert)
+
+
+def run_convert(args: argparse.Namespace, output: Output) -> int:
+    from pathlib import Path
+
+    from phi_wire._convert_files import (
+        ConvertError,
+        convert_input,
+        output_name,
+        read_input,
+        write_atomically,
+    )
+
+    destination = args.output
+    folder: Path | None = None
+    if destination is not None and destination != "-":
+        if len(args.inputs) > 1 or Path(destination).is_dir():
+            folder = Path(destination)
+    elif len(args.inputs) > 1:
+        raise UsageError("several inputs need -o FOLDER (where their outputs go)")
+    if args.inputs.count("-") > 1:
+        raise UsageError("standard input (-) can be read once only")
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"{folder}: cannot create the folder ({error.strerror})") from None
+    errors = 0
+    lost = 0
+    for name in args.inputs:
+        try:
+            converted = convert_input(read_input(name), args.source, args.target)
+        except ConvertError as error:
+            output.note(str(error))
+            errors += 1
+            continue
+        if folder is not None:
+            target = output_name(name, args.target, converted.lines, folder)
+        elif destination not in (None, "-"):
+            target = Path(destination)
+        else:
+            target = None
+        if target is None:
+            output.text(converted.text)
+            written = "standard output"
+        else:
+            if name != "-" and target.resolve() == Path(name).resolve():
+                output.note(f"{name}: the output would overwrite the input: not written")
+                errors += 1
+                continue
+            try:
+                write_atomically(target, [converted.text])
+            except OSError as error:
+                output.note(f"{target}: cannot write ({error.strerror or error}): not written")
+                errors += 1
+                continue
+            written = str(target)
+        lost += bool(converted.losses)
+        if not args.quiet:
+            report_losses(name, converted, written, args.verbose, output)
+    output.flush()
+    if errors:
+        return 2
+    return 1 if args.fail_on_loss and lost else 0
+
+
+def report_losses(name: str, converted: Any, written: str, verbose: bool, output: Output) -> None:
+    """The losses of one input on standard error: counted by kind and reason (``verbose``: each
+    one's ``file:line /pointer`` too)."""
+    losses = converted.losses
+    read = plural(converted.documents, "document")
+    if converted.entries:
+        read = f"a session file of {plural(converted.entries, 'entry', 'entries')}"
+    what = (
+        f"{display_name(name)}: {converted.source} -> {converted.target}, {read}, "
+        f"written to {written}: "
+    )
+    if not losses:
+        output.note(what + "nothing lost")
+        return
+    output.note(what + plural(len(losses), "loss", "losses"))
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for where, loss in losses:
+        groups.setdefault((loss.kind, loss.reason), []).append((where, loss.pointer))
+    for (kind, reason), places in sorted(groups.items(), key=lambda item: -len(item[1])):
+        output.note(f"  {len(places):,} {kind}: {reason}")
+        if verbose:
+            for where, pointer in places:
+                output.note(f"    {display_name(where)} {pointer or '/'}")
 
 
 def run_schema_diff(args: argparse.Namespace, output: Output) -> int:
@@ -328,7 +586,15 @@ def add_schema_diff(commands: Any) -> None:
     )
     command.add_argument("old", metavar="OLD", help="schema folder or version, e.g. 0.8")
     command.add_argument("new", metavar="NEW", help="schema folder or version, e.g. 0.10")
-    command.add_argument("--format", choices=("text", "json"), default="text")
+    command.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=("text", "json"),
+        default="text",
+        help="the report's form (--format: the same, as before validate's --format named the "
+        "wire format)",
+    )
     command.add_argument(
         "--fail-on",
         choices=tuple(schema_diff.FAIL_ON),
@@ -352,12 +618,27 @@ def parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
     validate.add_argument(
-        "--type", help="judge every document as this wire type (phi-wire types lists them)"
+        "--format",
+        type=wire_format,
+        choices=(AUTO, *FORMATS),
+        default=AUTO,
+        help="the format of every document (default: auto, recognised per file)",
     )
     validate.add_argument(
-        "--version", default=newest().version, help="phi-core version (default: the newest)"
+        "--version",
+        help="the version of --format (phi-core: 0.8, 0.10; clark-agent: 0.4; operator-use: "
+        "d0da87a6, d1cdaad8); with auto, phi-core's (default: each format's default)",
     )
-    validate.add_argument("--format", choices=("text", "json"), default="text")
+    validate.add_argument(
+        "--type",
+        help="judge every document as this wire type of --format (phi-wire types lists them)",
+    )
+    validate.add_argument(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default), or one JSON record per line",
+    )
     validate.add_argument(
         "--max-errors", type=positive, metavar="N", help="stop the run after N problems in all"
     )
@@ -397,11 +678,14 @@ def parser() -> argparse.ArgumentParser:
     validate.set_defaults(run=run_validate)
     schema = commands.add_parser("schema", help="print the self-contained JSON Schema of a type")
     schema.add_argument("type")
-    schema.add_argument("--version", default=newest().version)
+    schema.add_argument("--format", choices=FORMATS, default="phi-core")
+    schema.add_argument("--version", help="the version of --format (default: its default)")
     schema.set_defaults(run=run_schema)
     types = commands.add_parser("types", help="list the wire types")
-    types.add_argument("--version", default=newest().version)
+    types.add_argument("--format", choices=FORMATS, default="phi-core")
+    types.add_argument("--version", help="the version of --format (default: its default)")
     types.set_defaults(run=run_types)
+    add_convert(commands)
     add_schema_diff(commands)
     return root
 

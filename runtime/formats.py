@@ -26,6 +26,7 @@ __all__ = [
     "WireVersion",
     "find",
     "newest",
+    "version_elsewhere",
     "version_of",
     "versions",
 ]
@@ -91,10 +92,29 @@ def newest(format: str = "phi-core") -> WireVersion:
 
 def find(version: str, format: str = "phi-core") -> WireVersion:
     """The entry for ``version`` as people write it: ``0.10``, ``0.10.0``, ``0.10.3`` or ``v0.10``
-    (a release's wire format is its minor version's)."""
-    known = versions(format)
+    (a release's wire format is its minor version's); a layout named by a commit: its short hash
+    or any longer prefix (``d1cdaad8``, ``d1cdaad8b6``). ``UnknownVersion`` otherwise, naming the
+    format the version belongs to when it is another's."""
+    found = _matching(version, versions(format))
+    if found is not None:
+        return found
+    choices = ", ".join(entry.version for entry in versions(format))
+    message = f"unknown {format} version {version!r}; choose one of {choices}"
+    elsewhere = version_elsewhere(version, format)
+    if elsewhere is not None:
+        message += f" ({version!r} is a version of {elsewhere.format}, not of {format})"
+    raise UnknownVersion(message)
+
+
+def version_elsewhere(version: str, format: str) -> WireVersion | None:
+    """The entry of a format other than ``format`` that ``version`` names (None: none does), to
+    say whose version a misplaced ``--version`` is."""
+    return _matching(version, tuple(entry for entry in VERSIONS if entry.format != format))
+
+
+def _matching(version: str, known: tuple[WireVersion, ...]) -> WireVersion | None:
     commit = version.strip().lower()
-    for entry in known:  # a layout named by a commit: its short hash or any longer prefix
+    for entry in known:
         if "." not in entry.version and len(commit) <= 40 and commit.startswith(entry.version):
             return entry
     parts = version.strip().removeprefix("v").split(".")
@@ -103,8 +123,7 @@ def find(version: str, format: str = "phi-core") -> WireVersion:
         for entry in known:
             if entry.version == minor:
                 return entry
-    choices = ", ".join(entry.version for entry in known)
-    raise UnknownVersion(f"unknown {format} version {version!r}; choose one of {choices}")
+    return None
 
 
 def version_of(tp: Any) -> WireVersion | None:

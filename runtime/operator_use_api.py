@@ -3,9 +3,9 @@ phi-wire writes; ``phi_wire.operator_use_d1cdaad8``) re-exports beside its wire 
 
 ``loads``/``dumps`` read as Operator-Use's pydantic reader reads and write what its writer writes
 (``_lax_codec``); ``recognise``/``layout_of`` tell a document's type and layout without pydantic
-(``operator_use_shape``); ``context_builder`` makes a layout's ``build_session_context``
-(``_session_tree``), and ``context_parts`` the active branch and the entries its messages come
-from; ``layout(name)`` is the module of a layout.
+(``phi_wire.recognise.operator_use``); ``context_builder`` makes a layout's
+``build_session_context`` (``_session_tree``), and ``context_parts`` the active branch and the
+entries its messages come from; ``layout(name)`` is the module of a layout.
 
 Both layouts read each other's files (unknown keys are ignored, key order is free); each writes
 its own: d0da87a6 puts ``role`` first and drops ``terminate_message`` and
@@ -21,7 +21,7 @@ from ._lax_codec import dumps, loads
 from ._session_tree import ContextParts, context_builder, context_parts
 from .formats import find
 from .operator_use_base import SessionFileLines
-from .operator_use_shape import LAYOUTS, layout_of, recognise
+from .recognise.operator_use import LAYOUTS, layout_of, recognise
 
 __all__ = [
     "LAYOUTS",

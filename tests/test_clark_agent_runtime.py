@@ -14,7 +14,7 @@ from corpus import fixtures, fixtures_root
 
 import phi_wire.clark_agent as clark
 from phi_wire._wire import _to_f32
-from phi_wire.recognise_clark_agent import recognise
+from phi_wire.recognise.clark_agent import recognise
 
 # --- f32 ---------------------------------------------------------------------------------------
 

@@ -178,8 +178,10 @@ def test_gzip_stdin_and_input_errors(
     assert code == 2 and "truncated gzip" in err
     latin = tmp_path / "latin.jsonl"
     latin.write_bytes(b'{"type":"InputRejected","loop_id":"l","reason":"caf\xe9"}\n')
-    code, out, err = run(capsys, "validate", str(latin))
-    assert code == 2 and f"{latin}:1: not UTF-8" in err and "1 invalid" in out
+    code, out, err = run(capsys, "validate", str(latin))  # loads decides: invalid, not unreadable
+    assert code == 1 and err == "" and "1 invalid" in out
+    assert f"{latin}:1: AgentEvent /: invalid JSON: invalid unicode code point" in out
+    assert "(the text is not UTF-8 there)" in out
     assert run(capsys, "validate", str(tmp_path / "missing.json"))[0] == 2
     assert run(capsys, "validate", "--type", "Nope", str(ROOT / "examples"))[0] == 2
     assert run(capsys, "validate", "--version", "9.9", str(ROOT / "examples"))[0] == 2
@@ -198,9 +200,18 @@ def test_gzip_stdin_and_input_errors(
 def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) -> None:
     folder = fixtures_root() / "phi-core" / "0.8.0" / "rejected" / "AgentEvent"
     code, out, _ = run(
-        capsys, "validate", "--version", "0.8", "--format", "json", "--max-errors", "3", str(folder)
+        capsys,
+        "validate",
+        "--version",
+        "0.8",
+        "--output-format",
+        "json",
+        "--max-errors",
+        "3",
+        str(folder),
     )
     records = [json.loads(line) for line in out.splitlines()]
+    records = [record for record in records if "file" not in record or "kind" in record]
     assert code == 1 and len(records) == 4 and records[-1]["summary"]["stopped_after_max_errors"]
     assert set(records[0]) == {
         "file",
@@ -211,6 +222,8 @@ def test_json_format_max_errors_and_quiet(capsys: pytest.CaptureFixture[str]) ->
         "message",
         "kind",
         "omitted",
+        "format",
+        "version",
     }
     assert records[0]["kind"] == "problem"
     code, out, _ = run(capsys, "validate", "--quiet", str(ROOT / "examples"))
@@ -512,7 +525,7 @@ def test_a_file_name_that_is_not_utf8_is_printed_safely(tmp_path: Path) -> None:
     good = tmp_path / "good.jsonl"
     good.write_text(EVENT + "\n", encoding="utf-8")
     environment = dict(os.environ, PYTHONIOENCODING="utf-8")
-    for extra in ([], ["--format", "json"]):
+    for extra in ([], ["--output-format", "json"]):
         result = subprocess.run(
             [sys.executable, "-m", "phi_wire", "validate", *extra, str(tmp_path)],
             capture_output=True,

@@ -130,6 +130,36 @@ def test_assistant_messages_of_a_session_carry_the_model_of_their_branch() -> No
     }
 
 
+def test_a_session_written_from_phi_core_keeps_each_assistants_model() -> None:
+    """Operator-Use keeps the model in model_change entries: the session writer puts one before
+    each assistant whose model or provider is not the one in effect (none before the first
+    assistant that names none), so converting the session back gives every model again and no
+    loss says it was dropped. (Regression: the writer dropped them, the way back wrote "".)"""
+    assistant = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "hi"}],
+        "stopReason": "stop",
+        "usage": {"input": 1, "output": 1},
+        "timestamp": 1000,
+    }
+    models = [("", ""), ("m1", "p1"), ("m1", "p1"), ("m2", "p1"), ("", "")]
+    messages = [
+        phi.loads(phi.AgentMessage, json.dumps({**assistant, "model": m, "provider": p}))
+        for m, p in models
+    ]
+    written = session_from_phi_core(messages)
+    assert not [loss for loss in written.losses if "model" in loss.reason], written.losses
+    changes = [
+        (entry.model_id, entry.provider_id)
+        for entry in written.value
+        if entry.type == "model_change"
+    ]
+    assert changes == [("m1", "p1"), ("m2", "p1"), ("", "")]
+    reread = ou.loads(ou.SessionFile, ou.dumps(written.value))
+    back = convert(reread, source="operator-use", target="phi-core").value
+    assert [(m.model, m.provider) for m in back] == models
+
+
 def test_a_tool_message_with_two_results_comes_back_as_one() -> None:
     text = corpus("d0da87a6") / "valid" / "AgentMessage" / "AgentMessage.tool.multiple.json"
     message = ou.loads(ou.AgentMessage, text.read_bytes())

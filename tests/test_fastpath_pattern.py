@@ -1,4 +1,5 @@
-"""Non-ASCII text on the fast path (runtime/fastpath/_pattern.py, _utf8.py, __init__.py).
+"""Non-ASCII text on the fast path (runtime/fastpath/_pattern.py, _utf8.py, __init__.py), and how
+the compiler reads validator functions (by their declared role, never their name).
 
 The expression takes the bytes >= 0x80 inside strings in runs, and UTF-8 is checked once per block
 by Python's strict decoder. These tests check that verdicts stay exactly those of ``loads`` for
@@ -22,7 +23,7 @@ from phi_wire.fastpath import _compact, _utf8
 from phi_wire.validate import _fastpath, _judge
 from phi_wire.validate._fastpath import FastPath
 from phi_wire.validate._inputs import Chunk
-from phi_wire.validate._records import INPUT, Settings, Verdict
+from phi_wire.validate._records import PROBLEM, Settings, Verdict
 
 SETTINGS = Settings("0.8", None, False, 100, 128 * 1024 * 1024)
 """phi-core 0.8, types detected, not strict, the command line's default limits."""
@@ -140,7 +141,9 @@ def test_only_the_line_with_a_bad_sequence_leaves_the_fast_path(
         fast, exact = judged_both_ways(block)
         assert fast == exact
         assert exact.invalid == 1
-        assert exact.records[0].kind == INPUT  # not UTF-8: an input error
+        # a text serde reads in full: loads rejects it, so it is invalid (a problem, not an
+        # input error: the bytes are loads's to judge, runtime/_ignored.py)
+        assert exact.records[0].kind == PROBLEM, exact.records
 
 
 def test_bad_sequences_among_other_bad_lines_each_line_once(lines_path: FastPath) -> None:
@@ -207,7 +210,7 @@ def test_pretty_documents_with_non_ascii_text(
         chunk = Chunk("session.json", 1, bad, False)
         fast = _judge.judge_chunk(chunk, SETTINGS, fast=True)
         assert fast == _judge.judge_chunk(chunk, SETTINGS, fast=False)
-        assert fast.invalid == 1 and fast.records[0].kind == INPUT
+        assert fast.invalid == 1 and fast.records[0].kind == PROBLEM  # as loads judges it
 
 
 def test_cjk_strings_are_matched_about_as_fast_as_ascii(lines_path: FastPath) -> None:
@@ -225,6 +228,43 @@ def test_cjk_strings_are_matched_about_as_fast_as_ascii(lines_path: FastPath) ->
             assert lines_path.unmatched(line) == []
             best[line] = min(best[line], time.process_time() - start)
     assert best[cjk] < 3 * best[ascii_], best.values()
+
+
+# --- validator functions: the compiler reads their declared role, never their name ----------------
+
+
+def _function_model(marked: bool) -> type:
+    from typing import Annotated
+
+    from pydantic import AfterValidator
+
+    from phi_wire._marks import TRANSPARENT, fast_path_role
+    from phi_wire.base import WireModel
+
+    def keep(value: int) -> int:  # the same name and body both ways: only the mark differs
+        return value
+
+    validator = fast_path_role(TRANSPARENT)(keep) if marked else keep
+
+    class Counted(WireModel):
+        count: Annotated[int, AfterValidator(validator)]
+
+    return Counted
+
+
+def test_a_validator_is_looked_through_only_when_marked() -> None:
+    """Issue 10 section 3: transparency is an attribute on the function (``phi_wire.base``'s
+    ``fast_path_role_of``), not its qualified name; an unmarked function keeps its type off the
+    fast path, so renaming a validator can never silently change what the fast path accepts."""
+    import re
+
+    from phi_wire.fastpath import _pattern
+
+    seq, _ = _pattern._type_seq(_function_model(marked=True))
+    expression = re.compile(_pattern._render(seq))
+    assert expression.fullmatch(b'{"count":7}') and not expression.fullmatch(b'{"count":"7"}')
+    with pytest.raises(_pattern.Unsupported, match="validator"):
+        _pattern._type_seq(_function_model(marked=False))
 
 
 # The string expression as it was before it was unrolled (runs between escapes): the reference.

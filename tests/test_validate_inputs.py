@@ -317,7 +317,7 @@ def test_json_records_carry_the_input_errors_with_their_file(
 ) -> None:
     """Input errors are structured records (kind "input", file, line), in text and JSON."""
     missing = tmp_path / "missing.jsonl"
-    code, out, _ = run(capsys, "validate", "--format", "json", str(missing))
+    code, out, _ = run(capsys, "validate", "--output-format", "json", str(missing))
     first = json.loads(out.splitlines()[0])
     assert code == 2 and first["kind"] == "input" and first["file"] == str(missing)
     assert first["message"] == "no such file or folder"

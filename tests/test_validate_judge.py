@@ -144,8 +144,11 @@ def test_problems_are_capped_per_document(
         f"{path}:1: Session: and 9,900 more problems in this document, not listed "
         "(--max-problems 100)"
     )
-    code, out, _ = run(capsys, "validate", "--max-problems", "3", "--format", "json", str(path))
-    *records, total = (json.loads(line) for line in out.splitlines())
+    code, out, _ = run(
+        capsys, "validate", "--max-problems", "3", "--output-format", "json", str(path)
+    )
+    lines = [json.loads(line) for line in out.splitlines()]
+    *records, total = (record for record in lines if "kind" in record or "summary" in record)
     assert [record["kind"] for record in records] == ["problem"] * 3 + ["more"]
     assert records[-1]["omitted"] == 9997 and total["summary"]["omitted"] == 9997
 
@@ -259,3 +262,67 @@ def test_strict_reports_the_line_of_the_difference(
     code, out, _ = run(capsys, "validate", "--strict", "--version", "0.8", str(path))
     line = changed[: changed.index('"extra"')].count("\n") + 1
     assert code == 1 and out.startswith(f"{path}:{line}: Session /loops/0/extra:"), out
+
+
+# --- bytes that are not UTF-8: loads decides ---------------------------------------------------
+
+SESSION_TEXT = (ROOT / "examples" / "session.json").read_bytes()
+AN_EVENT = json.loads(EVENTS[1])  # a TurnStart
+LOOP_EVENT = json.dumps({"sequence": 0, "event": AN_EVENT}, separators=(",", ":")).encode()
+BAD = b'"caf\xe9"'  # Latin-1, not UTF-8
+
+NOT_UTF8 = {
+    # name: (file name, bytes); the first two hold the bad byte in an unknown key's value of a
+    # struct serde reads directly (skipped: valid), the others where serde reads it in full
+    "unknown key of Session": (
+        "s.json",
+        SESSION_TEXT.replace(b'{\n  "session_id"', b'{\n  "zz": ' + BAD + b',\n  "session_id"', 1),
+    ),
+    "unknown key of a LoopRecord": (
+        "s.json",
+        SESSION_TEXT.replace(b'"loop_id"', b'"zz": ' + BAD + b', "loop_id"', 1),
+    ),
+    "unknown key of a LoopEvent line": (
+        "e.jsonl",
+        LOOP_EVENT[:-1] + b',"zz":' + BAD + b"}\n",
+    ),
+    "a known field of Session": (
+        "s.json",
+        SESSION_TEXT.replace(b'"agent_id": "c0ffee00', b'"agent_id": "c\xe9ffee00', 1),
+    ),
+    "unknown key of an event (buffered: read in full)": (
+        "e.jsonl",
+        json.dumps(AN_EVENT, separators=(",", ":")).encode()[:-1] + b',"zz":' + BAD + b"}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_UTF8)
+def test_bytes_that_are_not_utf8_are_judged_by_loads(case: str, tmp_path: Path) -> None:
+    """serde_json skips an unknown key's value without checking its UTF-8; ``loads`` says so
+    (runtime/_ignored.py). The validator lets ``loads`` decide: the same verdict, and for a
+    rejected document its pointer and line, as a problem (not an input error). Regression: it
+    rejected every document holding such a byte ("not UTF-8", an input error) before asking."""
+    from phi_wire import v0_10
+    from phi_wire.validate import PROBLEM, validate
+
+    name, data = NOT_UTF8[case]
+    path = tmp_path / name
+    path.write_bytes(data)
+    run_ = validate([str(path)])
+    records = list(run_)
+    (summary,) = run_.files
+    type_name = {"s.json": "Session", "e.jsonl": "LoopEvent"}[name]
+    if case.startswith("unknown key of an event"):
+        type_name = "AgentEvent"
+    try:
+        v0_10.loads(getattr(v0_10, type_name), data.strip())
+    except v0_10.WireError as error:
+        assert summary.invalid == 1 and summary.input_errors == 0, records
+        (record,) = records
+        assert (record.kind, record.type, record.pointer) == (PROBLEM, type_name, error.pointer)
+        assert record.line == (error.line or 1), (record, error)
+        assert "not UTF-8" in record.message and str(error.problems[0].message) in record.message
+    else:
+        assert summary.valid == 1 and records == [], records
+    assert not case.startswith("unknown key of") or "buffered" in case or summary.valid == 1

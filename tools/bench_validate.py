@@ -24,6 +24,14 @@ in-process on the 10 MB input. Two cases where ``--jobs 2`` must not lose to one
 ``--small-files`` small JSONL files, and one JSONL line of ``--long-line-mb`` (``--only jobs``
 runs just these).
 
+``--only formats`` times the other formats through the same engine (``phi_wire.validate``, in
+this process, one job): clark-agent JSONL (history rows; event streams), a JSONL of
+Operator-Use messages and one Operator-Use session file (a header and ``--formats-mb`` of chained
+message entries), each against ``json.loads`` per line in interleaved rounds, beside phi-core's
+exact path (the same engine on phi-core's lines, no fast path: what judges a line the fast path
+does not vouch for). Then ``phi-wire convert`` as users run it (``phi_wire.cli``: read,
+convert, write the file) on the clark-agent history and the Operator-Use files, to phi-core.
+
 ``--cjk`` times non-ASCII text alone: the same stream with its prose (texts, thinking, deltas,
 summaries...) in CJK ideographs, three bytes each in UTF-8, against ``json.loads`` per line in
 interleaved rounds, and one event holding a 1 MB CJK text, judged in-process by ``validate()``
@@ -33,6 +41,9 @@ against ``json.loads``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import io
 import json
 import os
 import statistics
@@ -40,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,7 +165,7 @@ class Run:
     def __init__(self, *args: str) -> None:
         start = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-c", RSS_PROBE, "validate", "--format", "json", *args],
+            [sys.executable, "-c", RSS_PROBE, "validate", "--output-format", "json", *args],
             capture_output=True,
             text=True,
             check=False,
@@ -194,7 +206,12 @@ def main() -> None:
     parser.add_argument(
         "--long-line-mb", type=int, default=200, help="size of the one long line (--jobs case)"
     )
-    parser.add_argument("--only", choices=("jobs",), help="run only the --jobs cases")
+    parser.add_argument(
+        "--only", choices=("jobs", "formats"), help="run only the --jobs or the formats cases"
+    )
+    parser.add_argument(
+        "--formats-mb", type=int, default=8, help="size of each --only formats input"
+    )
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
         "--workdir", type=Path, default=None, help="where the inputs go (created; default: TMPDIR)"
@@ -219,6 +236,9 @@ def main() -> None:
         if args.only == "jobs":
             measure_jobs_cases(common, work, lines, args)
             return
+        if args.only == "formats":
+            measure_formats(work, args.fixtures, lines, args.formats_mb, args.repeat)
+            return
         data = work / "events.jsonl"
         documents = write_jsonl(data, lines, args.size_mb)
         size = data.stat().st_size / 1e6
@@ -233,6 +253,122 @@ def main() -> None:
         measure_memory(common, work, lines, args.big_mb, args.version)
         measure_big_session(common, work, args.fixtures, args.session_mb)
         measure_jobs_cases(common, work, lines, args)
+
+
+def cycled(path: Path, header: list[str], lines: list[str], megabytes: int) -> int:
+    """``header`` then ``lines`` cycled until ``path`` holds ``megabytes``; the documents."""
+    target = megabytes * 1_000_000
+    with path.open("w", encoding="utf-8") as out:
+        written = out.write("".join(line + "\n" for line in header))
+        count = len(header)
+        while written < target:
+            for line in lines:
+                written += out.write(line + "\n")
+                count += 1
+    return count
+
+
+def format_inputs(work: Path, fixtures: Path, megabytes: int) -> dict[str, tuple[Path, str]]:
+    """The inputs of --only formats: name -> (file, its format)."""
+    clark = fixtures / "clark-agent" / "0.4.0"
+    clark_lines = {
+        folder: [
+            line
+            for path in sorted((clark / folder).glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines()
+        ]
+        for folder in ("history", "streams")
+    }
+    sessions = sorted((fixtures / "operator-use" / "d0da87a6" / "sessions").glob("*.jsonl"))
+    entries = [
+        json.loads(line)
+        for path in sessions
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
+    compact = [json.dumps(message, separators=(",", ":")) for message in messages]
+    inputs = {
+        "clark-agent history JSONL": (work / "clark-history.jsonl", "clark-agent"),
+        "clark-agent events JSONL": (work / "clark-events.jsonl", "clark-agent"),
+        "Operator-Use messages JSONL": (work / "ou-messages.jsonl", "operator-use"),
+        "Operator-Use session file": (work / "ou-session.jsonl", "operator-use"),
+    }
+    cycled(inputs["clark-agent history JSONL"][0], [], clark_lines["history"], megabytes)
+    cycled(inputs["clark-agent events JSONL"][0], [], clark_lines["streams"], megabytes)
+    cycled(inputs["Operator-Use messages JSONL"][0], [], compact, megabytes)
+    # one session: the header, then message entries each the child of the one before
+    header = next(entry for entry in entries if entry.get("type") == "session")
+    with inputs["Operator-Use session file"][0].open("w", encoding="utf-8") as out:
+        written = out.write(json.dumps(header, separators=(",", ":")) + "\n")
+        number = 0
+        while written < megabytes * 1_000_000:
+            message = messages[number % len(messages)]
+            entry = {"id": f"{number:08x}", "timestamp": message["timestamp"], "type": "message"}
+            if number:
+                entry["parent_id"] = f"{number - 1:08x}"
+            entry["message"] = message
+            written += out.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            number += 1
+    return inputs
+
+
+def measure_formats(
+    work: Path, fixtures: Path, lines: list[str], megabytes: int, repeat: int
+) -> None:
+    """The other formats through the validator's and the converter's engines, each against
+    json.loads per line, in interleaved rounds (see the module docstring)."""
+    from phi_wire.cli import main as phi_wire_command
+    from phi_wire.validate import validate
+
+    inputs = format_inputs(work, fixtures, megabytes)
+    phi_core = work / "phi-core.jsonl"
+    write_jsonl(phi_core, lines, megabytes)  # under 16 MB and no cache: the exact path
+    inputs["phi-core JSONL (exact path)"] = (phi_core, "phi-core")
+
+    def judged(path: Path) -> None:
+        run = validate([str(path)], jobs=1)
+        records = [record for record in run if record.kind != "note"]
+        if records or run.tally.invalid:
+            raise SystemExit(f"{path}: not all valid: {records[:3]}")
+
+    converted_folder = work / "converted"
+    converted_folder.mkdir(exist_ok=True)
+
+    def converted(path: Path, source: str) -> None:
+        """``phi-wire convert`` as users run it: read, convert, write the file; losses listed."""
+        arguments = ["convert", "--from", source, "--to", "phi-core", str(path)]
+        with contextlib.redirect_stderr(io.StringIO()):
+            status = phi_wire_command([*arguments, "-o", str(converted_folder)])
+        if status != 0:
+            raise SystemExit(f"phi-wire {' '.join(arguments)}: exit {status}")
+
+    cases: dict[str, Callable[[], object]] = {}
+    sizes: dict[str, float] = {}
+    for name, (path, _) in inputs.items():
+        sizes[name] = path.stat().st_size / 1e6
+        cases[f"json.loads: {name}"] = functools.partial(time_json_loads, path)
+        cases[f"validate: {name}"] = functools.partial(judged, path)
+    for name, (path, source) in inputs.items():
+        if source != "phi-core":
+            cases[f"convert: {name}"] = functools.partial(converted, path, source)
+    for case in cases.values():
+        case()  # every validator and adapter built before the clock starts
+    seconds: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, case in cases.items():
+            start = time.perf_counter()
+            case()
+            seconds[name].append(time.perf_counter() - start)
+    median = {name: statistics.median(values) for name, values in seconds.items()}
+    print(f"other formats, {megabytes} MB inputs, in-process, medians of {repeat} rounds:")
+    for name in inputs:
+        base = median[f"json.loads: {name}"]
+        row = f"  {name:30s} json.loads {sizes[name] / base:6.1f} MB/s"
+        for what in ("validate", "convert"):
+            taken = median.get(f"{what}: {name}")
+            if taken is not None:
+                row += f"  {what} {sizes[name] / taken:5.1f} MB/s ({base / taken:.2f}x)"
+        print(row)
 
 
 def measure_jobs_cases(

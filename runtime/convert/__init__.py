@@ -15,12 +15,20 @@ tables they implement are in ``docs/conversions/<format>.md``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple
 
 from phi_wire.formats import FORMATS, version_of
 
-__all__ = ["CONVERTERS", "Conversion", "Loss", "UnsupportedConversion", "convert"]
+__all__ = [
+    "CONVERTERS",
+    "SESSION_WRITERS",
+    "Conversion",
+    "Loss",
+    "UnsupportedConversion",
+    "convert",
+    "to_session_file",
+]
 
 
 class Loss(NamedTuple):
@@ -82,3 +90,24 @@ def convert(value: Any, *, source: str | None = None, target: str = "phi-core") 
     if source == target:
         return Conversion(value, ())
     return _converter(source, target)(value)
+
+
+SESSION_WRITERS: dict[str, str] = {
+    "operator-use": "phi_wire.convert._operator_use:session_from_phi_core",
+}
+"""target -> ``"module:function"`` writing a list of phi-core messages as that format's session
+file (what it stores a conversation as)."""
+
+
+def to_session_file(
+    messages: Sequence[Any], *, target: str = "operator-use", cwd: str = "."
+) -> Conversion:
+    """A list of phi-core messages (the newest version's models) as a session file of
+    ``target``: for Operator-Use a ``SessionFileLines`` (a fresh header with ``cwd``, one message
+    entry per message, each the child of the one before), the ids it invents among the losses."""
+    location = SESSION_WRITERS.get(target)
+    if location is None:
+        raise UnsupportedConversion(f"{target} has no session file to write messages to")
+    module, _, function = location.partition(":")
+    writer: Callable[..., Conversion] = getattr(importlib.import_module(module), function)
+    return writer(list(messages), cwd=cwd)

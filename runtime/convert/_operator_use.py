@@ -76,6 +76,14 @@ STOP_REASONS_FROM_PHI: dict[str, tuple[str, str | None]] = {
 }
 """phi-core stop reason -> (Operator-Use stop reason, the loss reason when not exact)."""
 
+MODEL_IN_ENTRIES = "Operator-Use keeps the model in model_change entries, not in messages"
+"""The loss of an assistant's model and provider (a message list; a session file keeps them)."""
+
+_PHI_MESSAGES = list[phi.AgentMessage]
+_OU_MESSAGES = list[ou.AgentMessage]
+"""One object each: ``loads`` keeps one TypeAdapter per type object (a new ``list[...]`` per call
+would build a new one every time)."""
+
 _IMAGE_MAGIC = (
     ("iVBORw0KGgo", "image/png"),
     ("/9j/", "image/jpeg"),
@@ -89,8 +97,23 @@ class _Losses(list[Loss]):
         self.append(Loss(pointer, kind, reason))
 
 
+def _only_messages(values: list[Any], direction: str) -> None:
+    """A list converts as a message list: anything else in it is refused, naming the first."""
+    for index, item in enumerate(values):
+        if not isinstance(getattr(item, "role", None), str):
+            raise UnsupportedConversion(
+                f"no {direction} conversion for {type(item).__name__} (item {index}): a list "
+                "converts as a list of messages"
+            )
+
+
 def _json(value: Any, dumps: Any) -> Any:
     return json.loads(dumps(value))
+
+
+def _json_list(values: Sequence[Any], dumps: Any) -> list[Any]:
+    """``_json`` of each value, in one parse."""
+    return json.loads("[" + ",".join(dumps(value) for value in values) + "]")  # type: ignore[no-any-return]
 
 
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
@@ -102,8 +125,9 @@ def to_phi_core(value: Any) -> Conversion:
     if isinstance(value, SessionFileLines):
         return Conversion(_session_to_phi(value, losses), tuple(losses))
     if isinstance(value, list):
+        _only_messages(value, "Operator-Use -> phi-core")
         sources: list[tuple[str, Any, Any]] = [
-            (f"/{index}", _json(item, ou.dumps), None) for index, item in enumerate(value)
+            (f"/{index}", item, None) for index, item in enumerate(_json_list(value, ou.dumps))
         ]
         return Conversion(_messages_to_phi(sources, losses), tuple(losses))
     name = type(value).__name__
@@ -159,7 +183,8 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
             reason = f"a {entry.type} entry makes no message"
         losses.add(f"/{index}", "dropped", reason)
     sources = []
-    for message, entry in zip(context.messages, parts.sources, strict=True):
+    documents = _json_list(context.messages, module.dumps)
+    for document, entry in zip(documents, parts.sources, strict=True):
         index = index_of[id(entry)]
         for key in ("id", "timestamp", "parent_id", "meta"):
             if getattr(entry, key, None) is not None and not (
@@ -167,7 +192,7 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
             ):
                 losses.add(f"/{index}/{key}", "dropped", "the session entry's envelope")
         pointer = f"/{index}/message" if entry.type == "message" else f"/{index}"
-        sources.append((pointer, _json(message, module.dumps), parts.models.get(id(entry))))
+        sources.append((pointer, document, parts.models.get(id(entry))))
     return _messages_to_phi(sources, losses)
 
 
@@ -232,7 +257,8 @@ def _messages_to_phi(
                     "blocks other than tool_result in a tool message: a phi-core user message",
                 )
             out.append({"role": "user", "content": blocks, "timestamp": timestamp})
-    return [phi.loads(phi.AgentMessage, json.dumps(item)) for item in out]
+    # read as phi-core reads them, all in one loads (per-call work dominated one per message)
+    return list(phi.loads(_PHI_MESSAGES, json.dumps(out)))
 
 
 def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
@@ -395,7 +421,8 @@ def from_phi_core(value: Any) -> Conversion:
     """A phi-core value as Operator-Use d0da87a6 (see the module docstring)."""
     losses = _Losses()
     if isinstance(value, list):
-        documents = [(f"/{index}", _json(item, phi.dumps)) for index, item in enumerate(value)]
+        _only_messages(value, "phi-core -> Operator-Use")
+        documents = [(f"/{index}", item) for index, item in enumerate(_json_list(value, phi.dumps))]
         return Conversion(_messages_from_phi(documents, losses), tuple(losses))
     name = type(value).__name__
     if name == "Usage":
@@ -416,15 +443,34 @@ def from_phi_core(value: Any) -> Conversion:
 def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion:
     """A phi-core message list as an Operator-Use session file: a header (fresh uuid7-style id,
     the first message's time, ``cwd``) and one message entry per message, each the child of the
-    one before."""
+    one before; before an assistant message whose model or provider is not the one in effect, a
+    ``model_change`` entry (where Operator-Use keeps them), so they are not lost."""
     converted = from_phi_core(list(messages))
-    losses = list(converted.losses)
+    models = [
+        (message.model, message.provider) for message in messages if message.role == "assistant"
+    ]
+    # every assistant's model and provider is kept, in a model_change entry
+    losses = [loss for loss in converted.losses if loss.reason != MODEL_IN_ENTRIES]
     first = converted.value[0].timestamp if converted.value else 0.0
     header = ou.SessionHeader(id=str(uuid.uuid4()), timestamp=first, cwd=cwd)
     losses.append(Loss("", "invented", "the session header: a fresh id, cwd " + repr(cwd)))
     entries: list[Any] = [header]
     parent: str | None = None
+    in_effect = ("", "")  # before any model_change, Operator-Use's context names no model
+    assistants = iter(models)
     for message in converted.value:
+        if message.role == "assistant":
+            model = next(assistants)
+            if model != in_effect:
+                change = ou.ModelChangeEntry(
+                    model_id=model[0],
+                    provider_id=model[1],
+                    parent_id=parent,
+                    timestamp=message.timestamp,
+                )
+                entries.append(change)
+                parent = change.id
+                in_effect = model
         entry = ou.MessageEntry(message=message, parent_id=parent, timestamp=message.timestamp)
         entries.append(entry)
         parent = entry.id
@@ -469,10 +515,10 @@ def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) ->
         else:
             out.append(_extension_from_phi(pointer, message, losses))
             previous_tool = None
-    return [
-        item if isinstance(item, BaseModel) else ou.loads(ou.AgentMessage, json.dumps(item))
-        for item in out
-    ]
+    # the JSON ones read as Operator-Use reads them, all in one loads
+    texts = [item for item in out if not isinstance(item, BaseModel)]
+    read = iter(ou.loads(_OU_MESSAGES, json.dumps(texts)) if texts else ())
+    return [item if isinstance(item, BaseModel) else next(read) for item in out]
 
 
 def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
@@ -526,7 +572,7 @@ def _assistant_from_phi(
             losses.add(
                 f"{pointer}/{key}",
                 "dropped",
-                "Operator-Use keeps the model in model_change entries, not in messages",
+                MODEL_IN_ENTRIES,
             )
     target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
     if note:

@@ -1,23 +1,27 @@
-"""``phi_wire.validate``: judge persisted JSON as strictly as phi-core reads it, at scale.
+"""``phi_wire.validate``: judge persisted JSON as strictly as its implementation reads it, at
+scale: phi-core's, clark-agent's and Operator-Use's, each file's format recognised.
 
     from phi_wire.validate import validate
 
-    run = validate(["sessions/", "logs/events.jsonl.gz"], version="0.10")
+    run = validate(["sessions/", "logs/events.jsonl.gz"])
     for record in run:  # problems, input errors and notes, in input order
         print(record.text())  # file:line: Type Variant /json/pointer: what was expected, found
-    print(run.tally.valid, run.tally.invalid, len(run.tally.input_errors), run.files)
+    print(run.tally.valid, run.tally.invalid, len(run.tally.input_errors))
+    for file in run.files:
+        print(file.file, file.label)  # the format each file was judged as: clark-agent 0.4
 
 The paths are files, folders and ``-`` (stdin). Under a folder, the files named ``.json``,
 ``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read, hidden and vendored
 folders skipped (``_walk``). Each file's layout (one document, or one per line) and compression
-are recognised from its first bytes (``_inputs``). Each document's type is detected from its keys
-(``_detect``) unless ``type`` names one, and it is judged exactly as ``loads`` judges it
-(``_judge``; with ``strict``, also whether phi-core would write it so), unless the fast path
-vouches for it (``_fastpath``: an expression compiled by ``_pattern`` from the models, matched
-against compact text made by ``_compact``, cached between runs by ``_cache``), which can make a
-run slower, never change a verdict. Lines are located in one pass per document (``_locate``).
-``jobs`` > 1 spreads the work over processes (``_parallel``). The ``phi-wire validate`` command
-(``phi_wire.cli``) prints the records and exits with the status they imply.
+are recognised from its first bytes (``_inputs``), and, unless ``format`` names one, its format
+from its first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session file is read
+whole) or, for a .json file, from the document. Each document is judged exactly as its format's
+``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also whether the implementation
+would write it so), its type detected from its keys unless ``type`` names one; a phi-core
+document may be vouched for by the fast path (``_fastpath`` over ``phi_wire.fastpath``), which
+can make a run slower, never change a verdict. Lines are located in one pass per document
+(``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``). The ``phi-wire
+validate`` command (``phi_wire.cli``) prints the records and exits with the status they imply.
 
 Work is bounded per document: at most ``max_problems`` problems are reported (a ``MORE`` record
 counts the rest), and a document (a ``.json`` file, a JSONL line) over ``max_document_bytes`` is
@@ -28,13 +32,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from phi_wire.formats import find, newest
+from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
+from phi_wire.recognise.phi_core import detect_raw as detect
 
-from ._detect import detect_raw as detect
 from ._fastpath import fast_path_for
 from ._inputs import input_size
+from ._locate import line_of
 from ._parallel import default_jobs, judge_files
 from ._records import (
+    AUTO,
+    HOME_FORMAT,
     INPUT,
     MORE,
     NOTE,
@@ -42,13 +49,16 @@ from ._records import (
     FileStart,
     FileSummary,
     InputError,
+    Judged,
     Record,
     Settings,
     Tally,
+    display_name,
 )
 from ._walk import DOCUMENT, LINES, SKIPPED_FOLDERS, Walk, named_layout
 
 __all__ = [
+    "AUTO",
     "DEFAULT_MAX_DOCUMENT_BYTES",
     "DEFAULT_MAX_PROBLEMS",
     "DOCUMENT",
@@ -61,13 +71,17 @@ __all__ = [
     "SKIPPED_FOLDERS",
     "FileSummary",
     "InputError",
+    "Judged",
     "Record",
     "Settings",
     "Tally",
     "UnknownType",
     "Validation",
     "default_jobs",
+    "default_version",
     "detect",
+    "display_name",
+    "line_of",
     "validate",
     "wire_types",
 ]
@@ -87,16 +101,32 @@ class UnknownType(ValueError):
     """A type name that is not a wire type of the version; the message says how to list them."""
 
 
-def wire_types(version: str | None = None) -> tuple[str, ...]:
-    """The wire types of a phi-core version (default: the newest), sorted: the types its schemas
-    define, which ``--type`` and ``phi-wire types`` accept (not the API's helper classes)."""
-    entry = newest() if version is None else find(version)
+def default_version(format: str) -> str:
+    """The version a format is judged as when none is given: phi-core's newest, clark-agent's
+    ``0.4``, Operator-Use's ``d0da87a6`` (the layout ``phi_wire.operator_use`` writes)."""
+    return versions_of(format)[0 if format == "operator-use" else -1]
+
+
+def versions_of(format: str) -> tuple[str, ...]:
+    from phi_wire.formats import versions
+
+    return tuple(entry.version for entry in versions(format))
+
+
+def wire_types(version: str | None = None, format: str = HOME_FORMAT) -> tuple[str, ...]:
+    """The wire types of a version of a format (default: phi-core's newest), sorted: the types its
+    schemas define, which ``--type`` and ``phi-wire types`` accept (not the API's helper
+    classes)."""
+    entry = find(version or default_version(format), format)
     return tuple(sorted(entry.load().WIRE_TYPES))
 
 
 def prepare_fast_paths(settings: Settings, names: list[str]) -> None:
     """Load the fast paths the inputs need from the cache, or build one when its inputs are worth
-    a second of compiling: one for JSONL lines, one for whole .json documents (one with a type)."""
+    a second of compiling: one for JSONL lines, one for whole .json documents (one with a type).
+    Only phi-core has a fast path."""
+    if settings.format not in (HOME_FORMAT, AUTO):
+        return
     sizes = {True: 0, False: 0}  # lines or not: bytes
     for name in names:
         if name != "-":
@@ -116,6 +146,7 @@ class _FileCounts:
     def __init__(self, start: FileStart) -> None:
         self.start = start
         self.documents = self.invalid = self.unjudged = self.bytes = self.input_errors = 0
+        self.judged: dict[Judged, None] = {}
 
     def summary(self) -> FileSummary:
         start = self.start
@@ -129,6 +160,7 @@ class _FileCounts:
             self.unjudged,
             self.bytes,
             self.input_errors,
+            tuple(self.judged),
         )
 
 
@@ -161,7 +193,13 @@ class Validation:
 
     @property
     def version(self) -> str:
+        """The version of the format given, or with ``AUTO`` phi-core's."""
         return self.settings.version
+
+    @property
+    def format(self) -> str:
+        """The format given, or ``AUTO``."""
+        return self.settings.format
 
     @property
     def total_bytes(self) -> int:
@@ -193,6 +231,8 @@ class Validation:
                 current.unjudged += outcome.unjudged
                 current.bytes += outcome.size
                 current.input_errors += sum(r.kind == INPUT for r in outcome.records)
+                for judged in outcome.judged:
+                    current.judged.setdefault(judged, None)
             if self.on_progress is not None and outcome.size:
                 self.on_progress(outcome.size)
             for record in outcome.records:
@@ -222,6 +262,7 @@ class Validation:
 def validate(
     paths: Iterable[str],
     *,
+    format: str = AUTO,
     version: str | None = None,
     type: str | None = None,
     strict: bool = False,
@@ -231,23 +272,45 @@ def validate(
     all_folders: bool = False,
     on_progress: Callable[[int], None] | None = None,
 ) -> Validation:
-    """Judge the documents in ``paths`` (files, folders, ``-`` for stdin) as phi-core ``version``
-    (default: the newest) reads them; iterate the result for the records, in input order.
+    """Judge the documents in ``paths`` (files, folders, ``-`` for stdin) as their
+    implementation reads them; iterate the result for the records, in input order.
 
-    ``type`` judges every document as that wire type (else each one's type is detected from its
-    keys); ``strict`` also flags what phi-core accepts but never writes; ``jobs`` worker
-    processes; ``max_problems`` problems per document at most; ``max_document_bytes`` the size
-    limit of one document; ``all_folders`` also walks hidden and vendored folders;
-    ``on_progress(bytes)`` is called as each chunk of input is done.
+    ``format``: ``"auto"`` (each file's format is recognised from its documents: phi-core,
+    clark-agent or Operator-Use, and pi or yoagent named but not judged; phi-core when nothing
+    names one), or the format every document is judged as. ``version``: that format's version
+    (default: phi-core's newest, clark-agent's 0.4, Operator-Use's d0da87a6); with ``"auto"``,
+    phi-core's. ``type`` judges every document as that wire type (with ``"auto"``, phi-core's:
+    a type implies a format; else each one's type is detected from its keys); ``strict`` also
+    flags what the implementation accepts but never writes (and, for a pi-ai message phi-core
+    reads, each key phi-core drops); ``jobs`` worker processes; ``max_problems`` problems per
+    document at most; ``max_document_bytes`` the size limit of one document; ``all_folders``
+    also walks hidden and vendored folders; ``on_progress(bytes)`` is called as each chunk of
+    input is done.
 
     Nothing in the inputs raises: a path that does not exist, a file that cannot be read, a
     document over the limit are ``INPUT`` records. Bad arguments raise ``ValueError``:
-    ``UnknownVersion`` (from ``phi_wire.formats``), ``UnknownType``, a count below 1.
+    ``UnknownVersion`` (from ``phi_wire.formats``: an unknown format or version),
+    ``UnknownType``, a count below 1.
     """
-    entry = newest() if version is None else find(version)
-    if type is not None and type not in wire_types(entry.version):
+    if format != AUTO and format not in FORMATS:
+        raise UnknownVersion(f"unknown format {format!r}; choose one of auto, {', '.join(FORMATS)}")
+    if format == AUTO and type is not None:
+        format = HOME_FORMAT  # a type is one format's: phi-core's unless a format is given
+    named = HOME_FORMAT if format == AUTO else format
+    try:
+        entry = find(version if version is not None else default_version(named), named)
+    except UnknownVersion as error:
+        elsewhere = version_elsewhere(version or "", named) if format == AUTO else None
+        if elsewhere is None:
+            raise
+        raise UnknownVersion(
+            f"{error}: with format auto the version is phi-core's; name the format too "
+            f"(--format {elsewhere.format})"
+        ) from None
+    if type is not None and type not in wire_types(entry.version, named):
         raise UnknownType(
-            f"{type!r} is not a wire type of phi-core {entry.version}; `phi-wire types` lists them"
+            f"{type!r} is not a wire type of {entry.label}; "
+            f"`phi-wire types{'' if named == HOME_FORMAT else ' --format ' + named}` lists them"
         )
     for label, count in (
         ("jobs", jobs),
@@ -256,5 +319,5 @@ def validate(
     ):
         if count < 1:
             raise ValueError(f"{label} must be at least 1, not {count}")
-    settings = Settings(entry.version, type, strict, max_problems, max_document_bytes)
+    settings = Settings(entry.version, type, strict, max_problems, max_document_bytes, format)
     return Validation(paths, settings, jobs, all_folders, on_progress)

@@ -17,7 +17,6 @@ and its documents in chunks of whole lines, in bounded memory whatever the input
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -25,6 +24,9 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, NamedTuple
 
+from phi_wire.recognise import Recognised, parse
+
+from ._plan import SESSION, plan_lines
 from ._records import INPUT, NOTE, PROBLEM, FileStart, InputError, Record, Settings, Verdict
 from ._walk import DOCUMENT, LINES, named_layout
 
@@ -65,6 +67,9 @@ class Chunk(NamedTuple):
     """One document per line (else ``data`` is one document)."""
     newlines: int = -1
     """``data.count(b"\\n")`` when the reader counted them already."""
+    plan: Recognised | None = None
+    """The format the file's first lines have (a JSONL file, or an Operator-Use session file
+    read whole), None when the file is one document or nothing named a format."""
 
     @property
     def size(self) -> int:
@@ -258,7 +263,7 @@ def recognise_layout(named: str | None, head: bytes) -> str:
         return DOCUMENT
     if named == DOCUMENT:
         try:
-            json.loads(first)
+            parse(first)
         except (ValueError, RecursionError):
             return DOCUMENT  # e.g. `{"a": 1,` on its first line: a pretty document
     return LINES
@@ -268,6 +273,8 @@ _LAYOUT_WORDS = {LINES: "one document per line (JSONL)", DOCUMENT: "one (pretty)
 
 
 def layout_note(name: str, layout: str, named: str | None) -> Record | None:
+    if layout == SESSION:
+        layout = LINES  # a session file is JSONL, read whole
     if named is None or layout == named:
         return None
     return Record(
@@ -282,16 +289,33 @@ def layout_note(name: str, layout: str, named: str | None) -> Record | None:
     )
 
 
-def peek_layout(name: str, settings: Settings) -> tuple[str, str | None, bool] | None:
-    """(layout, named layout, gzip) of a file as ``read_file`` will see them; None if it cannot
-    be read (reading it will report why)."""
+def peek_layout(
+    name: str, settings: Settings
+) -> tuple[str, str | None, bool, Recognised | None] | None:
+    """(layout, named layout, gzip, format plan) of a file as ``read_file`` will see them; None
+    if it cannot be read (reading it will report why)."""
     try:
         with Source(name) as source:
             head = source.read(_block_bytes(settings))
             named = named_layout(name)
-            return recognise_layout(named, head), named, source.gzip
+            layout, plan = _layout_and_plan(named, head, settings)
+            return layout, named, source.gzip, plan
     except InputError:
         return None
+
+
+def _layout_and_plan(
+    named: str | None, head: bytes, settings: Settings
+) -> tuple[str, Recognised | None]:
+    """The layout of a file and, for JSONL, the format its first lines have (``_plan``); an
+    Operator-Use session file is one document (``SESSION``)."""
+    layout = recognise_layout(named, head)
+    if layout != LINES:
+        return layout, None
+    plan = plan_lines(head, settings)
+    if plan is not None and plan.format == "operator-use" and plan.type == "SessionFile":
+        return SESSION, plan
+    return layout, plan
 
 
 def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Item]:
@@ -312,15 +336,15 @@ def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Ite
             yield _failed(name, 0, str(error))
             return
         named = named_layout(name)
-        layout = recognise_layout(named, head)
-        yield FileStart(name, layout, named, source.gzip)
+        layout, plan = _layout_and_plan(named, head, settings)
+        yield FileStart(name, layout, named, source.gzip, plan)
         note = layout_note(name, layout, named)
         if note is not None:
             yield Verdict(0, 0, 0, [note])
-        if layout == DOCUMENT:
-            yield from _document(source, name, head, settings, fallback_type, block)
+        if layout in (DOCUMENT, SESSION):
+            yield from _document(source, name, head, settings, fallback_type, block, plan)
         else:
-            yield from _lines(source, name, head, settings, fallback_type, block)
+            yield from _lines(source, name, head, settings, fallback_type, block, plan)
 
 
 def _block_bytes(settings: Settings) -> int:
@@ -341,7 +365,13 @@ def _over_limit(name: str, line: int, settings: Settings) -> Verdict:
 
 
 def _document(
-    source: Source, name: str, head: bytes, settings: Settings, fallback: str, block: int
+    source: Source,
+    name: str,
+    head: bytes,
+    settings: Settings,
+    fallback: str,
+    block: int,
+    plan: Recognised | None = None,
 ) -> Iterator[Item]:
     """The whole file as one document: refused past the size limit, and a long one rejected at
     its first byte when that cannot start JSON, without reading the rest."""
@@ -365,11 +395,17 @@ def _document(
     except InputError as error:
         yield _failed(name, 0, f"{error}; the document was not judged")
         return
-    yield Chunk(name, 1, b"".join(pieces), False)
+    yield Chunk(name, 1, b"".join(pieces), False, plan=plan)
 
 
 def _lines(
-    source: Source, name: str, head: bytes, settings: Settings, fallback: str, block: int
+    source: Source,
+    name: str,
+    head: bytes,
+    settings: Settings,
+    fallback: str,
+    block: int,
+    plan: Recognised | None = None,
 ) -> Iterator[Item]:
     """Chunks of whole lines. A line longer than a block is gathered in pieces (joined once), or,
     over the size limit or not JSON from its first byte, dropped up to its end as it is read."""
@@ -411,7 +447,7 @@ def _lines(
             whole = b"".join([*pieces, data[: cut + 1]]) if pieces else data[: cut + 1]
             rest = data[cut + 1 :]
             newlines = whole.count(b"\n")
-            yield Chunk(name, line, whole, True, newlines)
+            yield Chunk(name, line, whole, True, newlines, plan)
             line += newlines
             pieces, size, data = ([rest], len(rest), b"") if rest else ([], 0, b"")
     except InputError as error:
@@ -423,7 +459,7 @@ def _lines(
         if len(last) > limit:
             yield _over_limit(name, line, settings)
         else:
-            yield Chunk(name, line, last, True, 0)
+            yield Chunk(name, line, last, True, 0, plan)
 
 
 def _long_line(
@@ -499,7 +535,12 @@ def _shrank(position: int) -> InputError:
 
 
 def read_range(
-    name: str, start: int, end: int, settings: Settings, fallback_type: str
+    name: str,
+    start: int,
+    end: int,
+    settings: Settings,
+    fallback_type: str,
+    plan: Recognised | None = None,
 ) -> Iterator[Item]:
     """The lines of a plain JSONL file that start in [start, end), numbered from 1 at the range's
     first line, as ``read_file`` reads a file (no file start; the caller knows the layout)."""
@@ -512,6 +553,7 @@ def read_range(
         yield _failed(name, 0, str(error))
         return
     try:
-        yield from _lines(source, name, b"", settings, fallback_type, _block_bytes(settings))  # type: ignore[arg-type]
+        block = _block_bytes(settings)
+        yield from _lines(source, name, b"", settings, fallback_type, block, plan)  # type: ignore[arg-type]
     finally:
         source.handle.close()

@@ -1,29 +1,60 @@
-"""Judging documents: each one exactly as ``loads`` judges it (as strictly as phi-core's serde),
-unless the fast path vouches for it; with ``strict``, also whether phi-core would write it so.
+"""Judging documents: each one exactly as its format's ``loads`` judges it (phi-core and
+clark-agent: as strictly as their serde; Operator-Use: as its pydantic reads), unless phi-core's
+fast path vouches for it; with ``strict``, also whether the implementation would write it so.
 
-Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message). The work on
-an invalid document is capped: at most ``max_problems`` problems are built and located (a ``MORE``
-record counts the rest), and a document of more than ``FULL_REPORT_MAX_VALUES`` JSON values is
-judged up to the first invalid item of each array, so that no document, however many of its items
-fail, costs more than a few times its size. An invalid AgentMessage is reported as the lane its
-keys name (its role's variant, or an unknown role; an ExtensionMessage when it has ``kind``), not
-as the union branch that failed last.
+Which format: the one given (``--format``), or the one the file's first lines have (a JSONL file:
+``FileStart.recognised``), or the one the document has (a .json file); phi-core when nothing names
+one. In a JSONL file, a document invalid in the file's format whose shape is not that format's but
+another's is judged as that other format (a file of mixed formats is judged document by document;
+a ``NOTE`` says where the format changes). A document of a format phi-wire does not speak (pi,
+yoagent) is judged by phi-core's reader, which is what would read it here: valid if phi-core reads
+it (``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` record per chunk).
+
+Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
+work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
+``MORE`` record counts the rest), and a document of more than ``FULL_REPORT_MAX_VALUES`` JSON
+values is judged up to the first invalid item of each array by the exact codecs, so that no
+document, however many of its items fail, costs more than a few times its size. An invalid
+phi-core AgentMessage is reported as the lane its keys name (its role's variant, or an unknown
+role; an ExtensionMessage when it has ``kind``), not as the union branch that failed last.
 """
 
 from __future__ import annotations
 
 import json
-from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
-from phi_wire.formats import find
+from phi_wire.errors import Problem
 from phi_wire.pointer import join
+from phi_wire.recognise import (
+    LIST_ITEMS_CHECKED,
+    SPOKEN,
+    Recognised,
+    fits,
+    parse,
+    phi_core,
+    pi,
+    recognise,
+    yoagent,
+)
+from phi_wire.recognise.phi_core import detect_raw, detect_type, report_as, type_from_text
 
-from ._detect import detect_raw, report_as
 from ._fastpath import fast_path_for
+from ._formats import Reader, reader
 from ._inputs import BOM, Chunk, Item
 from ._locate import lines_of
-from ._records import INPUT, MORE, Outcome, Record, Settings, Verdict
+from ._records import (
+    AUTO,
+    HOME_FORMAT,
+    INPUT,
+    MORE,
+    NOTE,
+    Judged,
+    Outcome,
+    Record,
+    Settings,
+    Verdict,
+)
 
 __all__ = ["FULL_REPORT_MAX_VALUES", "judge_chunk", "judge_item", "wire_module"]
 
@@ -34,6 +65,11 @@ the same verdict, but pydantic would otherwise build an error, with a copy of it
 failing item (a million for a 300 kB session of empty loops, half a gigabyte). A value makes at
 most about 10 errors (an empty object where a model with 10 required fields belongs), so a full
 report costs at most some 200,000 errors, about 100 MB."""
+_NOT_UTF8 = "invalid unicode code point"
+"""serde_json's words for a string that is not UTF-8 (where it reads the string in full)."""
+_CERTAIN_BY_TEXT = frozenset({"Session", "LoopRecord", "LoopEvent", "Turn"})
+"""phi-core types whose first key alone says the document is phi-core's (no other format has
+``session_id``, ``loop_id``, ``sequence``, ``turn_id`` first)."""
 
 
 def _many_values(raw: bytes) -> bool:
@@ -44,15 +80,9 @@ def _many_values(raw: bytes) -> bool:
     return raw.count(b",") + raw.count(b"[") + raw.count(b"{") >= FULL_REPORT_MAX_VALUES
 
 
-_WIRES: dict[str, ModuleType] = {}
-
-
-def wire_module(version: str) -> ModuleType:
-    """The public module of a phi-core version (``0.10`` -> ``phi_wire.v0_10``)."""
-    wire = _WIRES.get(version)
-    if wire is None:
-        wire = _WIRES[version] = find(version).load()
-    return wire
+def wire_module(version: str, format: str = HOME_FORMAT) -> Any:
+    """The public module of a format's version (``0.10`` -> ``phi_wire.v0_10``)."""
+    return reader(format, version).module
 
 
 def judge_item(item: Item, settings: Settings) -> Outcome:
@@ -60,19 +90,44 @@ def judge_item(item: Item, settings: Settings) -> Outcome:
     return judge_chunk(item, settings) if isinstance(item, Chunk) else item
 
 
+def _home_reader(settings: Settings) -> Reader:
+    return reader(HOME_FORMAT, settings.version)
+
+
+class _Judgement(NamedTuple):
+    """One document judged."""
+
+    records: list[Record]
+    judged: Judged
+    unjudged: bool = False
+    """A format phi-wire does not speak, which phi-core cannot read: neither valid nor invalid."""
+    dropped: tuple[str, ...] = ()
+    """A pi document phi-core read (without --strict): the keys it drops (a note says so)."""
+
+    @property
+    def invalid(self) -> bool:
+        return any(record.kind != NOTE for record in self.records)
+
+
 def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
-    """Judge every document of ``chunk``; with ``fast``, documents the fast path vouches for are
-    valid without further work."""
+    """Judge every document of ``chunk``; with ``fast``, phi-core documents the fast path vouches
+    for are valid without further work."""
+    plan = chunk.plan if settings.format == AUTO else None
+    home = settings.format == HOME_FORMAT or (
+        settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
+    )
     path = None
-    if fast and not settings.strict:
+    if fast and home and not settings.strict:
         path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
+    vouched_judged = _file_judged(plan, settings, chunk.lines)
     if path is not None and not chunk.lines:
         if path.vouches(chunk.data):
-            return Verdict(1, 0, chunk.size, [])
+            return Verdict(1, 0, chunk.size, [], judged=(vouched_judged,))
         path = None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
-    records: list[Record] = []
-    invalid = 0
+    collected = _Collected(chunk, settings)
+    if path is not None and (not starts or starts[0] != 0):
+        collected.add_judged(vouched_judged)  # the first line was vouched for
     line = chunk.first_line
     counted = 0
     data = chunk.data
@@ -84,41 +139,397 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
             raw = data[start : end if end != -1 else len(data)]
         else:
             raw = data
-        found = _judge(chunk, line, raw, settings)
-        if found:
-            invalid += 1
-            records += found
-    return Verdict(chunk.documents, invalid, chunk.size, records)
+        collected.add(line, _judge(chunk, line, raw, settings, plan))
+    if path is not None and len(starts) < chunk.documents:
+        collected.add_judged(vouched_judged)
+    return collected.verdict()
 
 
-def _judge(chunk: Chunk, line: int, raw: bytes, settings: Settings) -> list[Record]:
-    """The records of one document, judged exactly by ``loads``."""
-    name = settings.forced or detect_raw(raw)
-    if not raw or raw.isspace():
-        what = "empty line" if chunk.lines else "empty file"
-        return [Record(chunk.file, line, "", name, "", f"{what}: not a JSON document")]
-    wire = wire_module(settings.version)
-    big = _many_values(raw)
-    try:
-        value = wire.loads(
-            getattr(wire, name), raw, max_problems=settings.max_problems, fail_fast=big
+def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Judged:
+    """What the phi-core documents the fast path vouches for are judged as: the same as
+    ``_judge`` says of them (a phi-core ``Judged`` names no type, the forced one aside; a .json
+    document the fast path vouches for is a Session, which recognition names phi-core)."""
+    if settings.format != AUTO:
+        given = reader(settings.format, settings.version)
+        return Judged(given.format, given.version, settings.forced or "", given.label, "given")
+    home = _home_reader(settings)
+    how = "recognised" if plan is not None or not lines else "default"
+    return Judged(HOME_FORMAT, home.version, "", home.label, how)
+
+
+class _Collected:
+    """The records and counts of a chunk's documents, as they are judged."""
+
+    def __init__(self, chunk: Chunk, settings: Settings) -> None:
+        self.chunk = chunk
+        self.settings = settings
+        self.records: list[Record] = []
+        self.invalid = 0
+        self.unjudged = 0
+        self.judged: dict[Judged, None] = {}
+        # documents not judged, by what they look like: [record index, first line, last, count]
+        self.not_judged: dict[Judged, list[int]] = {}
+        self.formats_noted: set[str] = set()
+        # pi documents phi-core reads, dropping keys: [record index, first line, last, count]
+        self.pi_read: dict[Judged, list[Any]] = {}
+
+    def add_judged(self, judged: Judged) -> None:
+        self.judged.setdefault(judged, None)
+
+    def add(self, line: int, judgement: _Judgement) -> None:
+        judged = judgement.judged
+        if judgement.unjudged:
+            found = self.not_judged.get(judged)
+            if found is None:
+                self.not_judged[judged] = [len(self.records), line, line, 1]
+            else:
+                found[2] = line
+                found[3] += 1
+            self.unjudged += 1
+            self.add_judged(judged)
+            return
+        plan = self.chunk.plan
+        if (
+            plan is not None
+            and self.chunk.lines
+            and judged.format != plan.format
+            and judged.format not in self.formats_noted
+        ):
+            self.formats_noted.add(judged.format)
+            self.records.append(
+                Record(
+                    self.chunk.file,
+                    line,
+                    "",
+                    judged.type,
+                    "",
+                    f"this line is {judged.format}'s JSON, not {plan.format}'s as the file's first "
+                    f"lines: judged as {judged.label} (and so is every such line of the file)",
+                    NOTE,
+                    format=judged.format,
+                    version=judged.version,
+                )
+            )
+        self.add_judged(judged)
+        if judgement.dropped:
+            read = self.pi_read.get(judged)
+            if read is None:
+                self.pi_read[judged] = [len(self.records), line, line, 1, judgement.dropped]
+            else:
+                read[2] = line
+                read[3] += 1
+        if any(record.kind != NOTE for record in judgement.records):
+            self.invalid += 1
+        self.records += judgement.records
+
+    def verdict(self) -> Verdict:
+        records = self.records
+        inserts = [
+            (index, _not_judged_record(self.chunk, judged, first, last, count))
+            for judged, (index, first, last, count) in self.not_judged.items()
+        ]
+        inserts += [
+            (index, _pi_read_record(self.chunk, self.settings, judged, first, last, count, keys))
+            for judged, (index, first, last, count, keys) in self.pi_read.items()
+        ]
+        for index, record in sorted(inserts, key=lambda insert: insert[0], reverse=True):
+            records.insert(index, record)
+        return Verdict(
+            self.chunk.documents,
+            self.invalid,
+            self.chunk.size,
+            records,
+            unjudged=self.unjudged,
+            judged=tuple(self.judged),
         )
-    except wire.WireError as error:
-        return _rejected(wire, chunk, line, raw, name, error, settings, big)
-    if settings.strict:
-        pretty = not chunk.lines and b"\n" in raw.strip()
-        difference = _not_canonical(wire, value, raw, pretty)
-        if difference is not None:
-            pointer, message = difference
-            where = line
-            if pointer and not chunk.lines:
-                where += lines_of(raw.decode("utf-8"), [pointer])[0] - 1
-            return [Record(chunk.file, where, pointer, name, "", message)]
-    return []
+
+
+def _describe(judged: Judged, plural: bool = False) -> str:
+    if judged.format == "pi":
+        return pi.describe(judged.type, plural)
+    if judged.format == "yoagent":
+        return yoagent.describe(judged.type, plural)
+    return f"{judged.format} {judged.type}".strip()
+
+
+def _not_judged_record(chunk: Chunk, judged: Judged, first: int, last: int, count: int) -> Record:
+    if count == 1:
+        subject = f"looks like {_describe(judged)}"
+        it = "it"
+    else:
+        where = f"lines {first:,}-{last:,}" if chunk.lines else "the file"
+        subject = f"{count:,} documents ({where}) look like {_describe(judged, plural=True)}"
+        it = "them"
+    message = (
+        f"{subject}: phi-wire does not speak {judged.format} yet, and phi-core cannot read {it}: "
+        "not judged (--format phi-core reports why)"
+    )
+    return Record(chunk.file, first, "", judged.type, "", message, INPUT, format=judged.format)
+
+
+def _pi_read_record(
+    chunk: Chunk,
+    settings: Settings,
+    judged: Judged,
+    first: int,
+    last: int,
+    count: int,
+    dropped: tuple[str, ...],
+) -> Record:
+    """The note on pi documents phi-core reads (without --strict): valid, since phi-core reads
+    them, but not phi-core's: what it drops, the first document's keys as examples."""
+    reader = _home_reader(settings)
+    examples = ", ".join(dropped[:4]) + (", ..." if len(dropped) > 4 else "")
+    if count == 1:
+        subject = f"looks like {_describe(judged)}: {reader.label} reads it"
+    else:
+        where = f"lines {first:,}-{last:,}" if chunk.lines else "the file"
+        subject = (
+            f"{count:,} documents ({where}) look like {_describe(judged, plural=True)}: "
+            f"{reader.label} reads them"
+        )
+    message = f"{subject} (valid) but drops what it has no place for ({examples}): --strict "
+    message += "lists every key dropped"
+    return Record(
+        chunk.file,
+        first,
+        "",
+        judged.type,
+        "",
+        message,
+        NOTE,
+        format=judged.format,
+        version=reader.version,
+    )
+
+
+def _home_type(raw: bytes, document: Any) -> str:
+    """The phi-core type a document is judged as: detected from its keys; an array of objects
+    that are all one type (by their shape, else by detection), as ``list[<type>]``."""
+    if isinstance(document, list) and document and all(isinstance(item, dict) for item in document):
+        types = set()
+        for item in document[:LIST_ITEMS_CHECKED]:
+            found = phi_core.claim(item)
+            types.add(found[0] if found is not None else detect_type(item))
+        if len(types) == 1:
+            return f"list[{types.pop()}]"
+    return detect_raw(raw)
+
+
+def _empty_reader(plan: Recognised | None, settings: Settings) -> Reader:
+    """The format an empty document is reported in: the given one, else the file's."""
+    if settings.format != AUTO:
+        return reader(settings.format, settings.version)
+    if plan is not None and plan.format in SPOKEN and plan.format != HOME_FORMAT:
+        return reader(plan.format, plan.version)
+    return _home_reader(settings)
+
+
+def _parsed(raw: bytes) -> Any:
+    try:
+        return parse(raw)
+    except (ValueError, RecursionError):
+        return _UNPARSED
+
+
+_UNPARSED = object()
+
+
+def _judge(
+    chunk: Chunk, line: int, raw: bytes, settings: Settings, plan: Recognised | None
+) -> _Judgement:
+    """The records of one document, judged exactly by its format's ``loads``."""
+    if not raw or raw.isspace():
+        found = _empty_reader(plan, settings)
+        how = "given" if settings.format != AUTO else "recognised" if plan else "default"
+        judged = Judged(found.format, found.version, "", found.label, how)
+        what = "empty line" if chunk.lines else "empty file"
+        name = settings.forced or ""
+        message = f"{what}: not a JSON document"
+        return _Judgement(
+            [_record(found, chunk, line, pointer="", type=name, variant="", message=message)],
+            judged,
+        )
+    if settings.format != AUTO:
+        given = reader(settings.format, settings.version)
+        if chunk.plan is not None and chunk.plan.type == "SessionFile":
+            name = "SessionFile"
+        else:
+            name = settings.forced or given.type_name(raw)
+        judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
+        return _Judgement(_read(given, chunk, line, raw, name, settings).records, judged)
+    document: Any = _UNPARSED
+    recognised = plan
+    if plan is None and not chunk.lines:  # a .json document: recognised as it is judged
+        by_text = type_from_text(raw)
+        if by_text in _CERTAIN_BY_TEXT:
+            recognised = Recognised(HOME_FORMAT, "", by_text, True)
+        else:
+            document = _parsed(raw)
+            recognised = recognise(document) if document is not _UNPARSED else None
+    judgement = _as(recognised, chunk, line, raw, settings, document)
+    if not chunk.lines or (not judgement.invalid and not judgement.unjudged):
+        return judgement
+    # a JSONL line invalid in the file's format: is it another format's?
+    if document is _UNPARSED:
+        document = _parsed(raw)
+    if document is _UNPARSED:
+        return judgement
+    own = recognised.format if recognised is not None else HOME_FORMAT
+    if fits(own, document):
+        return judgement
+    other = recognise(document)
+    if other is None or other.format == own:
+        return judgement
+    return _as(other, chunk, line, raw, settings, document, line_of_file=True)
+
+
+def _as(
+    recognised: Recognised | None,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    settings: Settings,
+    document: Any,
+    line_of_file: bool = False,
+) -> _Judgement:
+    """One document judged as the format it was recognised as (phi-core when None)."""
+    whole = recognised is not None and (not chunk.lines or line_of_file)
+    if recognised is None or recognised.format == HOME_FORMAT:
+        home = _home_reader(settings)
+        if whole and recognised is not None and recognised.type.startswith("list["):
+            name = _home_type(raw, document)
+        elif whole and recognised is not None and home.has_type(recognised.type):
+            name = recognised.type  # a document of its own: what its shape is (a StopReason...)
+        else:
+            name = detect_raw(raw)  # a JSONL line: as the fast path sees it
+        how = "recognised" if recognised is not None else "default"
+        judged = Judged(HOME_FORMAT, home.version, "", home.label, how)
+        return _Judgement(_read(home, chunk, line, raw, name, settings).records, judged)
+    if recognised.format in SPOKEN:
+        own = reader(recognised.format, recognised.version)
+        judged = Judged(own.format, own.version, "", own.label, "recognised")
+        if recognised.type == "SessionFile" or (whole and own.has_type(recognised.type)):
+            name = recognised.type
+        elif own.has_type(recognised.type):
+            # a line of a file whose first lines are this type (a history's rows, a stream's
+            # events): read as that type first, which needs no parse to tell its type; only a
+            # line it rejects is typed by its own shape (and reported as that type)
+            first = _read(own, chunk, line, raw, recognised.type, settings)
+            if not first.rejected:
+                return _Judgement(first.records, judged)
+            name = own.type_name(raw, None if document is _UNPARSED else document)
+            if name == recognised.type:
+                return _Judgement(first.records, judged)
+        else:
+            name = own.type_name(raw, None if document is _UNPARSED else document)
+        if whole:
+            judged = judged._replace(type=name)
+        return _Judgement(_read(own, chunk, line, raw, name, settings).records, judged)
+    # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
+    home = _home_reader(settings)
+    name = _home_type(raw, document)
+    read = _read(home, chunk, line, raw, name, settings, looks_like=recognised)
+    if read.rejected:
+        judged = Judged(recognised.format, recognised.version, recognised.type, "", "recognised")
+        return _Judgement([], judged, unjudged=True)
+    judged = Judged(recognised.format, "", recognised.type, home.label, "recognised")
+    return _Judgement(read.records, judged, dropped=read.dropped)
+
+
+class _Read(NamedTuple):
+    """One document read by a format's ``loads``."""
+
+    records: list[Record]
+    rejected: bool
+    """``loads`` rejected it (else the records are --strict's, or a session file's skipped
+    lines)."""
+    dropped: tuple[str, ...] = ()
+    """A pi document phi-core read, without --strict: the pointers of the keys it drops."""
+
+
+def _read(
+    own: Reader,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    name: str,
+    settings: Settings,
+    looks_like: Recognised | None = None,
+) -> _Read:
+    """The records of one document read by ``own`` as the type ``name``."""
+    big = own.exact and _many_values(raw)
+    try:
+        value = own.load(name, raw, settings.max_problems, big)
+    except own.module.WireError as error:
+        return _Read(_rejected(own, chunk, line, raw, name, error, settings, big), True)
+    records: list[Record] = []
+    if name == "SessionFile":
+        records = _skipped_lines(own, chunk, line, value, settings)
+    pi_read = looks_like if looks_like is not None and looks_like.format == "pi" else None
+    if pi_read is not None and not settings.strict:
+        return _Read(records, False, tuple(_pi_dropped(own, raw, value)))
+    if settings.strict and not records:
+        pretty = not chunk.lines and b"\n" in raw.strip() and name != "SessionFile"
+        if pi_read is not None:
+            records = _pi_losses(own, chunk, line, raw, value, name, pi_read, settings)
+        else:
+            records = _not_canonical(own, chunk, line, raw, value, name, pretty)
+    return _Read(records, False)
+
+
+def _record(own: Reader, chunk: Chunk, line: int, **fields: Any) -> Record:
+    return Record(chunk.file, line, format=own.format, version=own.version, **fields)
+
+
+def _skipped_lines(
+    own: Reader, chunk: Chunk, line: int, value: Any, settings: Settings
+) -> list[Record]:
+    """An Operator-Use session file's lines its reader skips, each a problem at its line."""
+    records: list[Record] = []
+    listed = 0
+    omitted = 0
+    for error in value.skipped:
+        where = line + (error.line or 1) - 1
+        prefix = f"line {error.line}: "
+        for problem in error.problems:
+            if listed >= settings.max_problems:
+                omitted += 1
+                continue
+            listed += 1
+            records.append(
+                _record(
+                    own,
+                    chunk,
+                    where,
+                    pointer=problem.pointer,
+                    type=error.type_name,
+                    variant=problem.variant,
+                    message="Operator-Use skips this line without a word: "
+                    + problem.message.removeprefix(prefix),
+                )
+            )
+        omitted += error.omitted
+    if omitted:
+        more = f"and {omitted:,} more problems in this file, not listed (--max-problems)"
+        records.append(
+            _record(
+                own,
+                chunk,
+                line,
+                pointer="",
+                type="SessionFile",
+                variant="",
+                message=more,
+                kind=MORE,
+                omitted=omitted,
+            )
+        )
+    return records
 
 
 def _rejected(
-    wire: ModuleType,
+    own: Reader,
     chunk: Chunk,
     line: int,
     raw: bytes,
@@ -128,42 +539,68 @@ def _rejected(
     big: bool,
 ) -> list[Record]:
     """The records of a document ``loads`` rejected."""
-    if raw.startswith(BOM):
-        message = "a UTF-8 byte order mark precedes the document; phi-core (serde_json) rejects it"
-        return [Record(chunk.file, line, "", name, "", message)]
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as utf8:
-        message = f"not UTF-8: invalid byte 0x{raw[utf8.start]:02x} at offset {utf8.start}"
-        return [Record(chunk.file, line, "", name, "", message, INPUT)]
+    if raw.startswith(BOM) and own.exact:
+        message = (
+            f"a UTF-8 byte order mark precedes the document; {own.format} (serde_json) rejects it"
+        )
+        return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
     label = ""
-    if name == "AgentMessage" and error.line is None:
-        error, lane = _as_named_lane(wire, raw, error, settings, big)
-        if lane is not None and isinstance(getattr(wire, lane), type):
+    if own.format == HOME_FORMAT and name == "AgentMessage" and error.line is None:
+        error, lane = _as_named_lane(own, raw, error, settings, big)
+        if lane is not None and isinstance(getattr(own.module, lane), type):
             label = lane  # a model (ExtensionMessage); a union's variant names itself
     problems = error.problems
-    if error.line is not None:  # a JSON syntax error: its line is known
+    if error.line is not None:  # a JSON syntax error (or a session file's line): its line
         lines = [line + error.line - 1] * len(problems)
+        prefix = f"line {error.line}: "
+        problems = tuple(
+            Problem(p.pointer, p.message.removeprefix(prefix), p.variant) for p in problems
+        )
     elif not chunk.lines and b"\n" in raw:  # a pretty document: where each value starts
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8", "replace")
         lines = [line + found - 1 for found in lines_of(text, [p.pointer for p in problems])]
     else:
         lines = [line] * len(problems)
     records = [
-        Record(
-            chunk.file,
+        _record(
+            own,
+            chunk,
             where,
-            problem.pointer,
-            name,
-            " ".join(part for part in (label, problem.variant) if part),
-            problem.message,
+            pointer=problem.pointer,
+            type=name,
+            variant=" ".join(part for part in (label, problem.variant) if part),
+            message=_utf8_said(problem.message, raw),
         )
         for where, problem in zip(lines, problems, strict=True)
     ]
     more = _more(error.omitted, settings.max_problems, big, problems)
     if more:
-        records.append(Record(chunk.file, line, "", name, "", more, MORE, error.omitted))
+        records.append(
+            _record(
+                own,
+                chunk,
+                line,
+                pointer="",
+                type=name,
+                variant="",
+                message=more,
+                kind=MORE,
+                omitted=error.omitted,
+            )
+        )
     return records
+
+
+def _utf8_said(message: str, raw: bytes) -> str:
+    """``loads``'s message, saying so when the "invalid unicode code point" is a byte that is not
+    UTF-8 (serde_json's words cover a bad escape too)."""
+    if _NOT_UTF8 not in message:
+        return message
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"{message} (the text is not UTF-8 there)"
+    return message
 
 
 def _more(omitted: int, cap: int, big: bool, problems: Any) -> str:
@@ -183,23 +620,23 @@ def _more(omitted: int, cap: int, big: bool, problems: Any) -> str:
 
 
 def _as_named_lane(
-    wire: ModuleType, raw: bytes, error: Any, settings: Settings, big: bool
+    own: Reader, raw: bytes, error: Any, settings: Settings, big: bool
 ) -> tuple[Any, str | None]:
     """An invalid AgentMessage judged again as the lane its keys name, for the report: the same
     verdict (each lane is part of the union), problems that speak of what it was meant to be.
     Returns the error to report and the lane (None: the union's own error)."""
     try:
-        lane = report_as(json.loads(raw))
+        lane = report_as(parse(raw))
     except (ValueError, RecursionError):
         return error, None
-    if lane is None or not hasattr(wire, lane):
+    if lane is None or not hasattr(own.module, lane):
         return error, None
     as_extension = [p.variant.split(" ")[0] == "ExtensionMessage" for p in error.problems]
     if all(as_extension) if lane == "ExtensionMessage" else not any(as_extension):
         return error, None  # the union's report speaks of that lane already
     try:
-        wire.loads(getattr(wire, lane), raw, max_problems=settings.max_problems, fail_fast=big)
-    except wire.WireError as named:
+        own.load(lane, raw, settings.max_problems, big)
+    except own.module.WireError as named:
         return named, lane
     return error, None  # cannot happen: valid as a lane is valid as the union
 
@@ -226,20 +663,132 @@ def _first_difference(have: Any, want: Any, pointer: str = "") -> str | None:
     return None if have == want and repr(have) == repr(want) else pointer
 
 
-def _not_canonical(
-    wire: ModuleType, value: Any, raw: bytes, pretty: bool
-) -> tuple[str, str] | None:
-    """--strict: where phi-core would write something else (unknown keys, other forms...)."""
-    canonical = wire.dumps(value, pretty=pretty).encode()
-    if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
-        return None
+def _dropped_keys(have: Any, kept: Any, pointer: str = "") -> list[str]:
+    """The pointers of the keys of ``have`` that ``kept`` (what was written back) has not."""
+    found: list[str] = []
+    if isinstance(have, dict) and isinstance(kept, dict):
+        for key, value in have.items():
+            if key not in kept:
+                found.append(pointer + join(key))
+            else:
+                found += _dropped_keys(value, kept[key], pointer + join(key))
+    elif isinstance(have, list) and isinstance(kept, list) and len(have) == len(kept):
+        for index, (a, b) in enumerate(zip(have, kept, strict=True)):
+            found += _dropped_keys(a, b, f"{pointer}/{index}")
+    return found
+
+
+def _where(chunk: Chunk, line: int, raw: bytes, pointers: list[str]) -> list[int]:
+    """The line of each pointer (JSONL: the document's line)."""
+    if chunk.lines or b"\n" not in raw.strip():
+        return [line] * len(pointers)
+    return [line + found - 1 for found in lines_of(raw.decode("utf-8", "replace"), pointers)]
+
+
+def _pi_dropped(own: Reader, raw: bytes, value: Any) -> list[str]:
+    """The pointers of the keys of a pi document that phi-core, having read it, drops."""
     try:
-        pointer = _first_difference(json.loads(raw), json.loads(canonical))
+        return _dropped_keys(parse(raw), json.loads(own.dumps(value, pretty=False)))
+    except (ValueError, RecursionError):
+        return []
+
+
+def _pi_losses(
+    own: Reader,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    value: Any,
+    name: str,
+    looks_like: Recognised,
+    settings: Settings,
+) -> list[Record]:
+    """--strict, a pi document phi-core reads: each key phi-core would drop, at its pointer."""
+    dropped = _pi_dropped(own, raw, value)
+    what = pi.describe(looks_like.type)
+    records = [
+        _record(
+            own,
+            chunk,
+            where,
+            pointer=pointer,
+            type=name,
+            variant="",
+            message=f"looks like {what}: {own.label} reads it but drops this key",
+        )
+        for where, pointer in zip(
+            _where(chunk, line, raw, dropped[: settings.max_problems]),
+            dropped[: settings.max_problems],
+            strict=True,
+        )
+    ]
+    omitted = len(dropped) - len(records)
+    if omitted:
+        more = f"and {omitted:,} more keys phi-core drops, not listed (--max-problems)"
+        records.append(
+            _record(
+                own,
+                chunk,
+                line,
+                pointer="",
+                type=name,
+                variant="",
+                message=more,
+                kind=MORE,
+                omitted=omitted,
+            )
+        )
+    return records
+
+
+def _not_canonical(
+    own: Reader, chunk: Chunk, line: int, raw: bytes, value: Any, name: str, pretty: bool
+) -> list[Record]:
+    """--strict: where the implementation would write something else (unknown keys, other
+    forms...)."""
+    canonical = own.dumps(value, pretty=pretty).encode()
+    if name == "SessionFile":
+        return _session_not_canonical(own, chunk, line, raw, canonical)
+    if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
+        return []
+    try:
+        pointer = _first_difference(parse(raw), json.loads(canonical))
     except (ValueError, RecursionError):
         pointer = None
+    writer = own.format
     if pointer is None:
-        return "", "accepted, but phi-core writes it with other key order or formatting"
-    return (
-        pointer,
-        "accepted, but phi-core never writes this form (unknown key or non-canonical value)",
-    )
+        message = f"accepted, but {writer} writes it with other key order or formatting"
+        return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
+    message = f"accepted, but {writer} never writes this form (unknown key or non-canonical value)"
+    where = _where(chunk, line, raw, [pointer])[0] if pointer else line
+    return [_record(own, chunk, where, pointer=pointer, type=name, variant="", message=message)]
+
+
+def _session_not_canonical(
+    own: Reader, chunk: Chunk, line: int, raw: bytes, canonical: bytes
+) -> list[Record]:
+    """--strict on a session file: the first line Operator-Use would write otherwise."""
+    if canonical == raw:
+        return []
+    written = canonical.split(b"\n")
+    index = 0
+    for number, text in enumerate(raw.split(b"\n"), line):
+        if not text.strip():
+            continue
+        if index >= len(written) or text.rstrip(b"\r") != written[index]:
+            message = f"accepted, but {own.format} writes this line otherwise (key order, "
+            message += "unknown keys, number forms...)"
+            return [
+                _record(
+                    own,
+                    chunk,
+                    number,
+                    pointer="",
+                    type="SessionFileEntry",
+                    variant="",
+                    message=message,
+                )
+            ]
+        index += 1
+    message = f"accepted, but {own.format} writes the file otherwise (its line endings)"
+    return [_record(own, chunk, line, pointer="", type="SessionFile", variant="", message=message)]

@@ -21,7 +21,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, NamedTuple
 
-from ._detect import FALLBACK
+from phi_wire.recognise import Recognised
+from phi_wire.recognise.phi_core import FALLBACK
+
 from ._fastpath import fast_path_for
 from ._inputs import (
     Chunk,
@@ -32,7 +34,7 @@ from ._inputs import (
     read_range,
 )
 from ._judge import judge_item, wire_module
-from ._records import INPUT, FileStart, Outcome, Record, Settings, Verdict
+from ._records import AUTO, HOME_FORMAT, INPUT, FileStart, Outcome, Record, Settings, Verdict
 from ._walk import LINES, named_layout
 
 if TYPE_CHECKING:
@@ -53,7 +55,9 @@ cost more than they save."""
 
 def fallback(settings: Settings) -> str:
     """The type a document that cannot be parsed is reported as."""
-    return settings.forced or FALLBACK
+    if settings.forced:
+        return settings.forced
+    return FALLBACK if settings.format in (HOME_FORMAT, AUTO) else ""
 
 
 def judged(name: str, settings: Settings) -> Iterator[Outcome]:
@@ -82,11 +86,14 @@ def judge_chunk_task(chunk: Chunk, settings: Settings) -> list[Outcome]:
     return [judge_item(chunk, settings)]
 
 
-def judge_range(name: str, start: int, end: int, settings: Settings) -> list[Verdict]:
-    """The lines of ``name`` that start in [start, end), judged; lines count from 1 at the range's
-    first line. Workers read the file themselves: the parent ships offsets, not data."""
+def judge_range(
+    name: str, start: int, end: int, settings: Settings, plan: Recognised | None = None
+) -> list[Verdict]:
+    """The lines of ``name`` that start in [start, end), judged (``plan``: the format the file's
+    first lines have); lines count from 1 at the range's first line. Workers read the file
+    themselves: the parent ships offsets, not data."""
     verdicts = []
-    for item in read_range(name, start, end, settings, fallback(settings)):
+    for item in read_range(name, start, end, settings, fallback(settings), plan):
         outcome = judge_item(item, settings)
         if isinstance(outcome, Verdict):
             verdicts.append(outcome)
@@ -98,7 +105,9 @@ def _lost(name: str, line: int, what: str) -> Verdict:
     return Verdict(0, 0, 0, [Record(name, line, "", "", "", message, INPUT)])
 
 
-def by_ranges(name: str, size: int, settings: Settings, jobs: int) -> Iterator[Verdict]:
+def by_ranges(
+    name: str, size: int, settings: Settings, jobs: int, plan: Recognised | None = None
+) -> Iterator[Verdict]:
     """A plain JSONL file of ``size`` bytes judged by byte ranges in ``jobs`` processes, reported
     in order.
 
@@ -121,7 +130,7 @@ def by_ranges(name: str, size: int, settings: Settings, jobs: int) -> Iterator[V
         done: dict[int, list[Verdict]] = {}
         while ticket := os.read(tickets_out, 4):  # reads of 4 bytes from a pipe are atomic
             index = int.from_bytes(ticket, "little")
-            done[index] = judge_range(name, bounds[index], bounds[index + 1], settings)
+            done[index] = judge_range(name, bounds[index], bounds[index + 1], settings, plan)
         return done
 
     children: list[tuple[int, int]] = []
@@ -273,9 +282,9 @@ def in_pool(names: Sequence[str], settings: Settings, jobs: int) -> Iterator[Out
             executor.shutdown(cancel_futures=True)
 
 
-def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None] | None:
-    """(size, named layout) when ``name`` is a plain, uncompressed JSONL file big enough to split
-    into byte ranges; None otherwise."""
+def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None, Recognised | None] | None:
+    """(size, named layout, format plan) when ``name`` is a plain, uncompressed JSONL file big
+    enough to split into byte ranges; None otherwise."""
     if not hasattr(os, "fork") or not is_plain_file(name):
         return None
     try:
@@ -287,7 +296,7 @@ def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None] | None
     seen = peek_layout(name, settings)
     if seen is None or seen[0] != LINES or seen[2]:
         return None
-    return size, seen[1]
+    return size, seen[1], seen[3]
 
 
 def _little(names: Sequence[str]) -> bool:
@@ -324,12 +333,12 @@ def judge_files(names: Sequence[str], settings: Settings, jobs: int) -> Iterator
         if others:  # the files before it come first
             yield from in_pool(others, settings, jobs)
             others = []
-        size, named = plan
-        yield FileStart(name, LINES, named, False)
+        size, named, recognised = plan
+        yield FileStart(name, LINES, named, False, recognised)
         note = layout_note(name, LINES, named)
         if note is not None:
             yield Verdict(0, 0, 0, [note])
-        yield from by_ranges(name, size, settings, jobs)
+        yield from by_ranges(name, size, settings, jobs, recognised)
     if others:
         yield from in_pool(others, settings, jobs)
 
@@ -339,8 +348,12 @@ def prepare(settings: Settings, kinds: tuple[bool, ...] = (True, False)) -> None
     missing, the validators, before worker processes fork, so that each inherits them built."""
     import gc
 
-    if settings.strict or any(
-        fast_path_for(settings.version, settings.forced, lines=lines) is None for lines in kinds
+    home = settings.format in (HOME_FORMAT, AUTO)
+    if home and (
+        settings.strict
+        or any(
+            fast_path_for(settings.version, settings.forced, lines=lines) is None for lines in kinds
+        )
     ):
         # many documents need loads; else few, if any, do and a worker builds its validator then
         from phi_wire.base import adapter

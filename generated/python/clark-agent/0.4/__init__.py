@@ -178,7 +178,7 @@ __all__ = [
 
 from phi_wire.api import Problem, WireError, dumps, loads
 from phi_wire.api import schema_function as _schema_function
-from phi_wire.recognise_clark_agent import recognise
+from phi_wire.recognise.clark_agent import recognise
 
 FORMAT = "clark-agent"
 """The implementation whose JSON this module speaks."""
@@ -189,9 +189,14 @@ schema = _schema_function("clark-agent/0.4")
 """``schema(T)``: a self-contained JSON Schema (draft 2020-12) of the wire type ``T`` (or its
 name), bundled from ``schemas/clark-agent/0.4``."""
 
+WIRE_TYPES = tuple(__all__)
+"""The names the schemas define (``phi-wire types --format clark-agent``
+lists them; ``--type`` takes one): the generated ``__all__`` before the API's own names join it."""
+
 __all__ += [
     "FORMAT",
     "VERSION",
+    "WIRE_TYPES",
     "Problem",
     "WireError",
     "dumps",

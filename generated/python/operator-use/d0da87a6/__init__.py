@@ -132,10 +132,15 @@ build_session_context = _api.context_builder(
 """``build_session_context(entries)``: the active branch as Operator-Use's
 ``SessionManager.build_session_context()`` rebuilds it (a ``SessionContext``)."""
 
+WIRE_TYPES = tuple(__all__)
+"""The names the schemas define (``phi-wire types --format operator-use``
+lists them; ``--type`` takes one): the generated ``__all__`` before the API's own names join it."""
+
 __all__ += [
     "FORMAT",
     "LAYOUTS",
     "VERSION",
+    "WIRE_TYPES",
     "SessionFileLines",
     "WireError",
     "build_session_context",

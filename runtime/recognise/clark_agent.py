@@ -4,20 +4,22 @@
 pydantic: the command line may call it for every file before it knows whether any model is
 needed). It returns the name of the clark-agent wire type whose shape the document has, e.g.
 ``"AgentMessage"`` for ``{"role": "tool_result", ...}``, or None. Only ``loads`` judges whether
-the document is *valid* as that type.
+the document is *valid* as that type: a message serde would reject still has the shape when its
+keys are clark-agent's (``{"role": "tool", "tool_call_id": ...}``).
 
 A document can have the shape of more than one format: a user message whose content is an array
 of text blocks, with a timestamp, is both clark-agent's and phi-core's; a bare ``"aborted"`` is
-a clark ``StopReason`` and a phi-core ``StopReason``. Callers that know several formats decide the
-order; clark-agent's own tags (``tool_result``, ``stop_reason``, snake_case event names, string
-user content) never occur in phi-core JSON.
+a clark ``StopReason`` and a phi-core ``StopReason``; ``{"type": "agent_start"}`` is pi-agent-core's
+too. ``claim(document)`` says which: ``(type, certain)``, ``certain`` when the document holds a
+tag or key only clark-agent writes (``tool_result``, ``stop_reason``, snake_case tool events,
+trajectory records). ``phi_wire.recognise`` decides between formats.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TAGGED", "UNIT_ENUMS", "recognise"]
+__all__ = ["TAGGED", "UNIT_ENUMS", "claim", "recognise"]
 
 TAGGED: dict[str, dict[str, tuple[str, frozenset[str]]]] = {
     # tag key -> tag value -> (type, keys the variant requires besides the tag)
@@ -174,41 +176,144 @@ _MESSAGE_FIELDS = ("message", "partial", "assistant")
 _MESSAGE_LISTS = ("messages", "before", "after", "tool_results", "new_messages")
 
 
-def _tagged(document: dict[str, Any], tag_key: str) -> str | None:
+_POSSIBLE_TAGS = frozenset({("type", "agent_start"), ("type", "turn_start"), ("type", "text")})
+"""Tagged variants whose JSON other formats write the same way (pi-agent-core's field-less events,
+a text block); the other tags and keys are clark-agent's own."""
+_CARRIERS = frozenset({"agent_end", "turn_end", "message_start", "message_end"})
+"""Events that are clark-agent's only when the messages they carry are (pi's have the same
+snake_case names, with pi messages inside)."""
+_MESSAGE_KEYS = frozenset(
+    {
+        "role",
+        "content",
+        "timestamp",
+        "stop_reason",
+        "error_message",
+        "usage",
+        "tool_call_id",
+        "tool_name",
+        "is_error",
+        "narration",
+        "details",
+        "kind",
+        "payload",
+    }
+)
+_OWN_MESSAGE_KEYS = frozenset({"stop_reason", "tool_call_id", "tool_name", "narration", "payload"})
+"""Keys of clark-agent's messages that phi-core's, pi's and Operator-Use's messages never have."""
+_OWN_ROLES = frozenset({"system", "tool_result", "custom"})
+"""Roles phi-core's and pi's messages do not have (Operator-Use's system and custom messages
+have other keys: ``contents``, ``custom_type``)."""
+Claim = tuple[str, bool]
+
+
+_SHARED_TAGS = frozenset(
+    {
+        ("role", "system"),
+        ("role", "user"),
+        ("role", "assistant"),
+        ("role", "custom"),
+        *(
+            ("type", tag)
+            for tag in (
+                "text",
+                "image",
+                "thinking",
+                "tool_call",
+                "agent_start",
+                "agent_end",
+                "turn_start",
+                "turn_end",
+                "message_start",
+                "message_update",
+                "message_end",
+                "tool_execution_start",
+                "tool_execution_update",
+                "tool_execution_end",
+            )
+        ),
+    }
+)
+"""Tags other formats use too (pi-agent-core's events, Operator-Use's and phi-core's blocks)."""
+_OWN_KEYS = frozenset(
+    {
+        "tool_call_id",
+        "tool_name",
+        "stop_reason",
+        "is_error",
+        "narration",
+        "payload",
+        "prev_cap",
+        "new_cap",
+        "before_count",
+        "after_count",
+        "system_prompt_chars",
+        "media_type",
+    }
+)
+"""Keys that tell clark-agent's messages and snake_case events from pi's (camelCase) and
+Operator-Use's messages (phi-core's events have ``tool_call_id`` too, but PascalCase tags)."""
+
+
+def _tagged(document: dict[str, Any], tag_key: str) -> Claim | None:
     tag_value = document[tag_key]
     found = TAGGED[tag_key].get(tag_value) if isinstance(tag_value, str) else None
-    if found is None or not found[1] <= document.keys():
+    if found is None:
+        if isinstance(tag_value, str) and tag_key == "type" and tag_value.startswith("reasoning."):
+            return "ReasoningItem", False  # OpenRouter's item types are open-ended
         return None
-    # events and records that carry messages: the messages must be clark-agent's too (pi's
-    # events have the same snake_case names, with pi messages inside)
+    if not found[1] <= document.keys():
+        # a field serde needs is missing: still clark-agent's if the tag or a key is its own
+        if (tag_key, tag_value) not in _SHARED_TAGS or _OWN_KEYS & document.keys():
+            return found[0], False
+        return None
+    certain = (tag_key, tag_value) not in _POSSIBLE_TAGS
+    carried: list[Any] = []
     for key in _MESSAGE_FIELDS:
         if key == "partial" and tag_value != "message_update":
             continue  # tool_execution_update's partial is a ToolResult
-        if key in document and _object_type(document[key]) != "AgentMessage":
-            return None
+        if key in document:
+            carried.append(document[key])
     for key in _MESSAGE_LISTS:
         items = document.get(key)
-        if isinstance(items, list) and any(_object_type(item) != "AgentMessage" for item in items):
+        if isinstance(items, list):
+            carried.extend(items)
+    claims = [_object_claim(item) for item in carried]
+    if any(found_claim is None or found_claim[0] != "AgentMessage" for found_claim in claims):
+        return None  # the messages it carries must be clark-agent's too
+    if tag_value in _CARRIERS:
+        certain = any(found_claim is not None and found_claim[1] for found_claim in claims)
+    if tag_key == "role" and tag_value == "user":
+        content = _user_content(document["content"])
+        if content is None:
             return None
-    if tag_key == "role" and tag_value == "user" and not _user_content(document["content"]):
-        return None
-    return found[0]
+        certain = content
+    if tag_key == "role" and not document.keys() <= _MESSAGE_KEYS:
+        certain = False  # keys clark-agent's messages never have (phi-core's model, provider...)
+    return found[0], certain
 
 
-def _user_content(content: Any) -> bool:
-    """A string, or blocks that are all clark-agent's text or image blocks."""
+def _user_content(content: Any) -> bool | None:
+    """None unless a string or blocks that are all clark-agent's text or image blocks; True when
+    some block is clark-agent's own (an image with a ``source``)."""
     if isinstance(content, str):
-        return True
-    return isinstance(content, list) and all(
-        isinstance(block, dict) and _object_type(block) == "UserBlock" for block in content
-    )
+        return False  # pi writes a user's text the same way
+    if not isinstance(content, list):
+        return None
+    certain = False
+    for block in content:
+        found = _object_claim(block)
+        if found is None or found[0] != "UserBlock":
+            return None
+        certain = certain or found[1]
+    return certain
 
 
-def _object_type(value: Any) -> str | None:
+def _object_claim(value: Any) -> Claim | None:
     return _object(value) if isinstance(value, dict) else None
 
 
-def _object(document: dict[str, Any]) -> str | None:
+def _object(document: dict[str, Any]) -> Claim | None:
     keys = frozenset(document)
     for tag_key in TAGGED:
         if tag_key in document:
@@ -217,17 +322,47 @@ def _object(document: dict[str, Any]) -> str | None:
                 return found
     if len(document) == 1:
         ((name, body),) = document.items()
-        if body is None:  # a unit variant in map form: {"end_turn": null}
-            return _unit(name)
+        unit = _unit(name)
+        if unit is not None:  # a unit variant in map form: {"end_turn": null}
+            return unit, body is None
     for name, required, optional in _STRUCTS:
         if required <= keys and (name in _OPEN or keys <= required | optional):
-            if name == "ToolResult" and not (
-                isinstance(document["content"], list) and _user_content(document["content"])
-            ):
-                continue  # its blocks are text and image blocks, as a user's
-            return name
+            if name == "ToolResult":
+                content = _user_content(document["content"])
+                if content is None or isinstance(document["content"], str):
+                    continue  # its blocks are text and image blocks, as a user's
+            return name, name not in _GENERIC_STRUCTS
     if keys and keys <= _USAGE_KEYS:
-        return "Usage"
+        return "Usage", bool(keys - _SHARED_USAGE_KEYS)
+    if keys >= _SHARED_USAGE_KEYS:
+        return "Usage", False  # with a provider's other counters, which serde ignores
+    if "source" in keys and keys <= {"type", "source", "media_type", "alt"}:
+        return "UserBlock", False  # an image block with an unknown or missing tag
+    payload = document.get("payload")
+    if (
+        isinstance(payload, dict)
+        and {"seq", "schema_version", "recorded_at_unix_ms"} & keys
+        and payload.get("kind") in TAGGED["kind"]
+    ):
+        return "TrajectoryRecord", False
+    return _message_by_keys(document)
+
+
+_GENERIC_STRUCTS = frozenset({"ToolResult", "ToolSchema", "ToolCall", "TextContent"})
+"""Untagged structs whose keys are common words other formats use too."""
+_SHARED_USAGE_KEYS = frozenset({"input_tokens", "output_tokens"})
+"""Operator-Use's usage has these two as well."""
+
+
+def _message_by_keys(document: dict[str, Any]) -> Claim | None:
+    """A message clark-agent's serde would reject (a role missing, unknown, or without a field
+    it needs) that is still plainly clark-agent's: only its message keys, and a role only it has
+    or a key only its messages have. Possible, never certain."""
+    keys = document.keys()
+    if not keys <= _MESSAGE_KEYS:
+        return None
+    if document.get("role") in _OWN_ROLES or _OWN_MESSAGE_KEYS & keys:
+        return "AgentMessage", False
     return None
 
 
@@ -249,12 +384,23 @@ def _array(document: list[Any]) -> str | None:
     return None
 
 
-def recognise(document: Any) -> str | None:
-    """The clark-agent wire type ``document`` (parsed JSON) has the shape of, or None."""
+def claim(document: Any) -> Claim | None:
+    """(type, certain) when ``document`` (parsed JSON) has clark-agent's shape, else None.
+    ``certain``: it holds a tag or key only clark-agent writes (``tool_result``,
+    ``stop_reason``, a snake_case tool event, a trajectory record...); a bare string, a
+    ``{"type":"agent_start"}``, a user message of text, a text block are only possible."""
     if isinstance(document, dict):
         return _object(document)
     if isinstance(document, str):
-        return _unit(document)
+        unit = _unit(document)
+        return (unit, False) if unit is not None else None
     if isinstance(document, list):
-        return _array(document)
+        array = _array(document)
+        return (array, False) if array is not None else None
     return None
+
+
+def recognise(document: Any) -> str | None:
+    """The clark-agent wire type ``document`` (parsed JSON) has the shape of, or None."""
+    found = claim(document)
+    return found[0] if found is not None else None

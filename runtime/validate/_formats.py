@@ -1,0 +1,120 @@
+"""How each wire format's documents are typed, read and written back, for judging: one ``Reader``
+per format and version, over that version's public module (``phi_wire.formats``).
+
+* phi-core reads with its exact serde codec, the work on an invalid document capped
+  (``max_problems``, ``fail_fast``); its documents' types are detected from their keys
+  (``phi_wire.recognise.phi_core``).
+* clark-agent reads with the same exact codec; a document's type is the one its shape has
+  (``phi_wire.recognise.clark_agent``), an ``AgentMessage`` (a history row) when it has none.
+* Operator-Use reads as its pydantic reader does (lax); a whole session file is one
+  ``SessionFile`` document whose skipped lines are its problems; the problems listed are capped
+  here, as its codec lists them all.
+
+A type may be ``list[T]``: a JSON array of ``T`` (``phi_wire.recognise`` names such arrays).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from phi_wire.errors import WireError
+from phi_wire.formats import find, newest
+from phi_wire.recognise import FALLBACK_TYPES, operator_use, parse, phi_core, type_in
+
+from ._records import HOME_FORMAT
+
+__all__ = ["Reader", "reader"]
+
+
+class Reader:
+    """The documents of one format and version: their types, ``loads`` and ``dumps``."""
+
+    def __init__(self, format: str, version: str) -> None:
+        entry = find(version, format) if version else newest(format)
+        self.format = entry.format
+        self.version = entry.version
+        self.label = entry.label
+        self.exact = self.format != "operator-use"
+        """Read by the serde codec (which caps its own work on an invalid document)."""
+        self._entry = entry
+        self._module: ModuleType | None = None
+        self._types: dict[str, Any] = {}
+
+    @property
+    def module(self) -> ModuleType:
+        """The version's public module (imported, with pydantic, on first use)."""
+        if self._module is None:
+            self._module = self._entry.load()
+        return self._module
+
+    def type_name(self, raw: bytes, document: Any = None) -> str:
+        """The wire type a document is judged as (``document``: ``raw`` parsed, if it was):
+        phi-core's from its keys (the text alone when it settles it), the others' from their
+        shape (``phi_wire.recognise.type_in``)."""
+        if self.format == HOME_FORMAT:
+            return phi_core.detect_raw(raw)
+        if document is None:
+            try:
+                document = parse(raw)
+            except (ValueError, RecursionError):
+                return FALLBACK_TYPES[self.format]
+        return type_in(self.format, document)
+
+    def wire_type(self, name: str) -> Any:
+        """The type object a name stands for (``list[AgentMessage]`` too): one object per name,
+        as ``loads`` keeps one TypeAdapter per type object."""
+        found = self._types.get(name)
+        if found is None:
+            if name.startswith("list[") and name.endswith("]"):
+                found = list[getattr(self.module, name[5:-1])]  # type: ignore[misc]
+            else:
+                found = getattr(self.module, name)
+            self._types[name] = found
+        return found
+
+    def has_type(self, name: str) -> bool:
+        return name in self.module.WIRE_TYPES
+
+    def load(self, name: str, raw: bytes, max_problems: int, fail_fast: bool) -> Any:
+        """``loads`` as the format reads; ``WireError`` lists at most ``max_problems`` problems
+        (``omitted`` counts the others)."""
+        tp = self.wire_type(name)
+        if self.exact:
+            return self.module.loads(tp, raw, max_problems=max_problems, fail_fast=fail_fast)
+        try:
+            return self.module.loads(tp, raw)
+        except WireError as error:
+            if len(error.problems) <= max_problems:
+                raise
+            kept = error.problems[:max_problems]
+            raise WireError(
+                error.type_name,
+                kept[0].pointer,
+                kept[0].message,
+                problems=kept,
+                line=error.line,
+                column=error.column,
+                omitted=error.omitted + len(error.problems) - len(kept),
+            ) from None
+
+    def dumps(self, value: Any, pretty: bool) -> str:
+        """What the implementation writes for ``value`` (Operator-Use writes compact only)."""
+        if self.exact:
+            return str(self.module.dumps(value, pretty=pretty))
+        return str(self.module.dumps(value))
+
+
+_READERS: dict[tuple[str, str], Reader] = {}
+
+
+def reader(format: str, version: str = "") -> Reader:
+    """The reader of ``format`` at ``version`` ("" : the format's default module: phi-core's
+    newest, Operator-Use's ``d0da87a6``), once per process."""
+    key = (format, version)
+    found = _READERS.get(key)
+    if found is None:
+        if format == "operator-use" and not version:
+            version = operator_use.LAYOUTS[0]
+        found = _READERS[key] = Reader(format, version)
+    return found
