@@ -26,7 +26,8 @@ stream of invalid ones, or the lines a validator's own fast path left, would gai
 call ever waits for it: documents keep taking the exact path until it is ready, and whichever
 path judges a document, the result is the same.
 ``prepare(tp)`` (public: ``phi_wire.prepare``) builds it at once, for programs that know they will
-read many. ``ENABLED`` switches the whole fast path off (tests and benchmarks compare both ways).
+read many. ``ENABLED`` switches the whole fast path off (the tests compare both ways; the
+benchmarks use the same type under another name, which has no fast path).
 
 The background build, and what may happen around it: the builder is a daemon thread, so it never
 keeps a program from exiting; at exit the cache lets a write under way finish and starts no other
