@@ -29,11 +29,12 @@ from pydantic_core import ErrorDetails, PydanticSerializationError
 
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
-from ._error_translation import from_json_validation_error
+from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._ignored import blank_ignored
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
+from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
 from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
@@ -108,17 +109,25 @@ def loads(
     (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
     invalid item only (same verdict; the problems after it are not looked for).
     """
+    value = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
+    if value is not NOT_VOUCHED:
+        return value
     name = type_name(tp)
     raw = _as_text(data, name)
     try:
-        return _read(tp, raw, name, False, max_problems, fail_fast)
+        value = _read(tp, raw, name, False, max_problems, fail_fast)
     except _SkippedBySerde as finding:
         # Only now: an unknown key's value is skipped by serde without these checks (_ignored)
         blanked = blank_ignored(tp, raw)
         if blanked is None:
             raise finding.error from None
+    else:
+        accepted_exactly(tp)
+        return value
     # read again outside the handler: an error from here does not carry the finding as context
-    return _read(tp, blanked, name, True, max_problems, fail_fast)
+    value = _read(tp, blanked, name, True, max_problems, fail_fast)
+    accepted_exactly(tp)
+    return value
 
 
 def _finding(error: WireError, blanked: bool) -> Exception:
@@ -157,7 +166,12 @@ def _read(
         value = None if found is None else _from_sequence_form(tp, raw, details)
         if value is None:
             wire_error = from_json_validation_error(
-                name, details, raw, written, max_problems=max_problems
+                name,
+                details,
+                raw,
+                written,
+                max_problems=max_problems,
+                document=found.document if found is not None and found.kept else NOT_PARSED,
             )
             if _string_finding(details):
                 raise _finding(wire_error, blanked) from None

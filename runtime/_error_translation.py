@@ -103,6 +103,12 @@ def _depth(item: _Located, start: int) -> int:
 def _select(items: list[_Located], start: int) -> list[_Located]:
     """Keep every error under a real path; of a union's failing branches keep the one that got
     furthest into the document (then the one with fewest errors)."""
+    if len(items) == 1:  # what the rules of _select_among come to for one error (the usual case)
+        return items
+    return _select_among(items, start)
+
+
+def _select_among(items: list[_Located], start: int) -> list[_Located]:
     finished = [item for item in items if len(item.error["loc"]) <= start]
     paths: dict[Any, list[_Located]] = defaultdict(list)
     branches: dict[Any, list[_Located]] = defaultdict(list)
@@ -289,6 +295,10 @@ def _wire_error(type_name: str, problems: list[Problem], omitted: int = 0) -> Wi
     )
 
 
+NOT_PARSED: Any = object()
+"""``from_json_validation_error``'s ``document`` when the caller has not parsed ``raw``."""
+
+
 def from_json_validation_error(
     type_name: str,
     details: list[ErrorDetails],
@@ -296,21 +306,24 @@ def from_json_validation_error(
     written: bytes,
     *,
     max_problems: int | None = None,
+    document: Any = NOT_PARSED,
 ) -> WireError:
     """The ``WireError`` for pydantic's errors on ``raw``, the JSON that pydantic validated;
     ``written`` is the document as given (``raw`` before the serde number rewrite). With
     ``max_problems``, only that many problems are described (``WireError.omitted`` counts the
-    rest)."""
+    rest). ``document``: ``raw`` as parsed already, if it was (only its keys and indices are
+    read), else it is parsed here."""
     if details and details[0]["type"] == "json_invalid":
         message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
         match = _LINE_COLUMN.fullmatch(message)
         if match:
             return json_syntax_error(type_name, match[1], int(match[2]), int(match[3]))
         return WireError(type_name, "", f"invalid JSON: {message}")
-    try:
-        document = json.loads(raw)
-    except (ValueError, RecursionError):
-        document = None
+    if document is NOT_PARSED:
+        try:
+            document = json.loads(raw)
+        except (ValueError, RecursionError):
+            document = None
     located = _select([_locate(document, item) for item in details], 0)
     omitted = 0
     if max_problems is not None and len(located) > max(1, max_problems):

@@ -10,6 +10,11 @@ serde_json also refuses to nest deeper than 127 levels (pydantic's parser goes d
 an unknown key's value, which serde skips without counting levels, nesting is free: ``loads`` then
 asks ``_ignored``.)
 
+For a small document the scan also keeps what it parsed (numbers as placeholders): when pydantic
+rejects the document, ``_error_translation`` locates the errors in it instead of parsing it again
+(an invalid event costs a third less). A large one is not kept: the scan then holds no more than
+the path it is on, as before.
+
 The scan never gives up silently: its hooks accept any number lexeme (``_numbers`` reads every
 length in linear time), and ``scan`` returns None only for text that Python's parser rejects as
 JSON, which ``loads`` then rejects too (pydantic's message when it has one, else Python's).
@@ -26,7 +31,7 @@ from typing import Any
 
 from ._numbers import needs_rewrite
 
-__all__ = ["SERDE_MAX_DEPTH", "Scan", "scan", "syntax_error", "too_deep"]
+__all__ = ["KEEP_BYTES", "SERDE_MAX_DEPTH", "Scan", "scan", "syntax_error", "too_deep"]
 
 SERDE_MAX_DEPTH = 127
 """Deepest nesting of arrays/objects serde_json reads: its remaining_depth starts at 128 and the
@@ -42,10 +47,16 @@ def too_deep(raw: bytes) -> bool:
     if raw.count(b"[") + raw.count(b"{") <= SERDE_MAX_DEPTH:
         return False
     # Blank out escaped backslashes and quotes so every remaining quote delimits a string, keep
-    # only quotes and brackets, drop the strings, then take the deepest running total.
+    # only quotes and brackets, drop the strings, then take the deepest running total. A quote
+    # left unpaired opens a string that never ends (the parser fails there): nothing after it
+    # nests.
     plain = raw.replace(b"\\\\", b"  ").replace(b'\\"', b"  ")
-    brackets = _STRING.sub(b"", plain.translate(None, _NOT_STRUCTURE))
+    brackets = _STRING.sub(b"", plain.translate(None, _NOT_STRUCTURE)).partition(b'"')[0]
     return max(accumulate(_DEPTH_STEP[byte] for byte in brackets), default=0) > SERDE_MAX_DEPTH
+
+
+KEEP_BYTES = 1 << 16
+"""Documents up to this size are kept as parsed (a few hundred kB of objects at most)."""
 
 
 @dataclass
@@ -54,6 +65,10 @@ class Scan:
     """Some object repeats a key."""
     numbers_differ: bool = False
     """Some number lexeme is read differently by serde (or is NaN/Infinity)."""
+    document: Any = None
+    """The document as ``json.loads`` reads it, its numbers 0 or 0.0 (its keys and indices are
+    the document's); None unless ``kept``."""
+    kept: bool = False
 
 
 # One decoder for every scan: building a JSONDecoder per call (what json.loads does when given
@@ -64,6 +79,13 @@ _current = threading.local()
 def _pairs(items: list[tuple[str, Any]]) -> None:
     if len(dict(items)) != len(items):  # dict() runs in C; a set comprehension would not
         _current.found.repeated_keys = True
+
+
+def _kept_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    kept = dict(items)  # the last of repeated keys wins, as in json.loads
+    if len(kept) != len(items):
+        _current.found.repeated_keys = True
+    return kept
 
 
 def _integer(lexeme: str) -> int:
@@ -87,6 +109,12 @@ def _constant(name: str) -> float:
 _DECODER = json.JSONDecoder(
     object_pairs_hook=_pairs, parse_int=_integer, parse_float=_decimal, parse_constant=_constant
 )
+_KEEPING_DECODER = json.JSONDecoder(
+    object_pairs_hook=_kept_pairs,
+    parse_int=_integer,
+    parse_float=_decimal,
+    parse_constant=_constant,
+)
 
 
 def scan(raw: bytes) -> Scan | None:
@@ -97,10 +125,13 @@ def scan(raw: bytes) -> Scan | None:
     that the caller's own stack is nearly exhausted, and it propagates.
     """
     found = _current.found = Scan()
+    keep = len(raw) <= KEEP_BYTES
     try:
-        _DECODER.decode(raw.decode("utf-8"))
+        document = (_KEEPING_DECODER if keep else _DECODER).decode(raw.decode("utf-8"))
     except ValueError:  # not UTF-8, or not JSON; the number hooks never raise
         return None
+    if keep:
+        found.document, found.kept = document, True
     return found
 
 

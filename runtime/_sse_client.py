@@ -3,9 +3,9 @@ every kind of disconnect without losing or repeating an event (WHATWG HTML, "Ser
 "Processing model": reconnection, the last event ID string sent as ``Last-Event-ID``, the
 reconnection time set by ``retry:``, ``204 No Content`` ending the stream).
 
-Each response's bytes go through ``Framer`` (whole messages, bounded in size) into httpx-sse's
-public ``EventSource``, read from an ``httpx.Response`` built over the framed bytes; ``_Resume``
-holds what outlives one connection: the resume point, what was delivered, the retry delays.
+Each response's bytes go through ``Framer`` (whole messages, bounded in size), then ``Fields`` (the
+events they dispatch); ``_Resume`` holds what outlives one connection: the resume point, what was
+delivered, the retry delays.
 """
 
 from __future__ import annotations
@@ -16,18 +16,16 @@ import math
 import time
 from collections.abc import (
     AsyncGenerator,
-    AsyncIterable,
     AsyncIterator,
     Callable,
-    Iterable,
     Iterator,
 )
 from contextlib import aclosing
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent, SSEError
+from httpx_sse import SSEError
 
 from ._codec import loads
 from ._sse_errors import (
@@ -38,6 +36,7 @@ from ._sse_errors import (
     SSEResumeError,
     SSEStatusError,
 )
+from ._sse_fields import Fields, Message
 from ._sse_frame import Framer, TooLarge
 from ._sse_server import MEDIA_TYPE
 from .errors import WireError
@@ -66,10 +65,8 @@ _TIMEOUT = httpx.Timeout(30.0, read=None)  # an SSE stream may stay quiet for lo
 _DROPS = (httpx.TransportError, SSEStatusError)  # what may be retried; see _Resume.dropped
 _UNSENT_HEADERS = {b"host", b"content-length", b"transfer-encoding"}
 _SET_HEADERS = {b"accept", b"cache-control", b"last-event-id"}
-_FRAMED_HEADERS = {"content-type": MEDIA_TYPE}  # the framed bytes are UTF-8 SSE, per the spec
 _MAX_RETRY_MS = 2**31  # ~25 days: any larger retry: value is capped before it becomes a float
 _MAX_DELAY_CAP = 86400.0
-_BATCH = 65536  # bytes handed to the decoder at a time, at least
 
 
 class RunEnd:
@@ -194,34 +191,42 @@ class _Resume:
         self.catching_up = self.handled  # something was handled: the server may repeat it
         return True
 
-    def framed(self, framer: Framer, chunks: Iterable[bytes]) -> Iterator[bytes]:
-        """The whole messages in ``chunks``; a too large one is reported in its turn."""
-        for chunk in chunks:
-            yield from _batches(framer.feed(chunk), self.too_large)
+    def messages(self, framer: Framer, fields: Fields, chunk: bytes) -> Iterator[Message]:
+        """The messages ``chunk`` completes; a too large one is reported in its turn (once all
+        before it are delivered). Each framed piece is let go once read, so a big message is
+        never held twice."""
+        items = framer.feed(chunk)
+        items.reverse()
+        run: list[bytes] = []
+        while items:
+            item = items.pop()
+            if isinstance(item, TooLarge):
+                if run:
+                    yield from fields.messages(_joined(run))
+                self.too_large(item)
+            else:
+                run.append(item)
+        if run:
+            yield from fields.messages(_joined(run))
 
-    async def aframed(
-        self, framer: Framer, chunks: AsyncIterable[bytes]
-    ) -> AsyncGenerator[bytes, None]:
-        """The async twin of ``framed``."""
-        async for chunk in chunks:
-            for batch in _batches(framer.feed(chunk), self.too_large):
-                yield batch
-
-    def parse(self, sse: ServerSentEvent) -> Any | None:
-        """The event in ``sse``; None for a keep-alive, a repeat or a reported bad message."""
-        if sse.retry is not None and sse.retry >= 0:
-            self.retry_ms = min(sse.retry, _MAX_RETRY_MS)
-        # httpx-sse gives each message the current id; a message has its own id only when that
-        # differs from the previous message's (a message without an id: line inherits it).
-        own_id = sse.id if sse.id != (self.previous_id or "") else None
-        self.previous_id = sse.id
-        if not self._admit(own_id, sse.id, bool(sse.data)) or not sse.data:
+    def parse(self, message: Message) -> Any | None:
+        """The event in ``message``; None for a keep-alive, a repeat or a reported bad message."""
+        if message.retry is not None and message.retry >= 0:
+            self.retry_ms = min(message.retry, _MAX_RETRY_MS)
+        # Each message carries the current id; a message has its own id only when that differs
+        # from the previous message's (a message without an id: line inherits it).
+        current_id = message.last_event_id
+        own_id = current_id if current_id != (self.previous_id or "") else None
+        self.previous_id = current_id
+        data = message.data
+        if not self._admit(own_id, current_id, bool(data)) or not data:
             return None
         try:
-            event = loads(self.event_type, sse.data)
-            _check_name(sse, event)
+            # UTF-8 bytes as they are; other bytes as the spec reads them (U+FFFD)
+            event = loads(self.event_type, data if data.isascii() else message.text())
+            _check_name(message.event, event)
         except WireError as error:
-            self._report(SSEDecodeError(sse.id, error, sse.data))
+            self._report(SSEDecodeError(current_id, error, message.text()))
             return None
         return event
 
@@ -294,28 +299,11 @@ class _Resume:
         return min(delay, self.max_retry_delay)
 
 
-def _batches(items: list[bytes | TooLarge], report: Callable[[TooLarge], None]) -> Iterator[bytes]:
-    """The framed pieces, joined up to ``_BATCH`` bytes (small messages: one yield per chunk);
-    each piece is let go once passed on, so a big message is never held twice. A ``TooLarge`` is
-    reported when everything before it has been passed on (and so delivered)."""
-    items.reverse()
-    batch: list[bytes] = []
-    size = 0
-    while items:
-        item = items.pop()
-        if isinstance(item, TooLarge):
-            if batch:
-                yield b"".join(batch)
-                batch, size = [], 0
-            report(item)
-            continue
-        batch.append(item)
-        size += len(item)
-        if size >= _BATCH:
-            yield b"".join(batch)
-            batch, size = [], 0
-    if batch:
-        yield b"".join(batch)
+def _joined(run: list[bytes]) -> bytes:
+    """The pieces of whole messages in one block; ``run`` is emptied (its pieces let go)."""
+    block = run[0] if len(run) == 1 else b"".join(run)
+    run.clear()
+    return block
 
 
 def _check_options(
@@ -377,12 +365,12 @@ def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
-def _check_name(sse: ServerSentEvent, event: Any) -> None:
+def _check_name(sent: str, event: Any) -> None:
     """The ``event:`` field, when the server set one, must name the data's ``type``."""
     name = getattr(event, "type", None)
-    if sse.event not in {"", "message"} and isinstance(name, str) and sse.event != name:
+    if sent not in {"", "message"} and isinstance(name, str) and sent != name:
         data = f"{_article(name)} {name!r} event"
-        message = f"the SSE event name is {sse.event!r} but the data is {data}"
+        message = f"the SSE event name is {sent!r} but the data is {data}"
         raise WireError(type(event).__name__, "/type", message)
 
 
@@ -457,14 +445,14 @@ def _read(response: httpx.Response, stream: _Resume) -> Iterator[Any]:
     """One response's events; it ends the stream (204, ``until``) or raises a drop."""
     if not stream.accept(response):
         return
-    framer = Framer(stream.max_event_bytes)
-    framed = stream.framed(framer, response.iter_bytes())
-    for sse in EventSource(httpx.Response(200, headers=_FRAMED_HEADERS, content=framed)).iter_sse():
-        event = stream.parse(sse)
-        if event is not None:
-            yield event
-            if stream.ends(event):
-                return
+    framer, fields = Framer(stream.max_event_bytes), Fields()
+    for chunk in response.iter_bytes():
+        for message in stream.messages(framer, fields, chunk):
+            event = stream.parse(message)
+            if event is not None:
+                yield event
+                if stream.ends(event):
+                    return
     raise stream.closed(framer)
 
 
@@ -526,14 +514,14 @@ async def _aread(response: httpx.Response, stream: _Resume) -> AsyncGenerator[An
     """The async twin of ``_read``."""
     if not stream.accept(response):
         return
-    framer = Framer(stream.max_event_bytes)
-    framed = stream.aframed(framer, response.aiter_bytes())
-    source = EventSource(httpx.Response(200, headers=_FRAMED_HEADERS, content=framed))
-    async with aclosing(source.aiter_sse()) as messages:
-        async for sse in messages:
-            event = stream.parse(sse)
-            if event is not None:
-                yield event
-                if stream.ends(event):
-                    return
+    framer, fields = Framer(stream.max_event_bytes), Fields()
+    chunks = cast(AsyncGenerator[bytes, None], response.aiter_bytes())  # an async generator
+    async with aclosing(chunks):
+        async for chunk in chunks:
+            for message in stream.messages(framer, fields, chunk):
+                event = stream.parse(message)
+                if event is not None:
+                    yield event
+                    if stream.ends(event):
+                        return
     raise stream.closed(framer)

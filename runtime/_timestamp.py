@@ -6,28 +6,45 @@ fraction digits (``SecondsFormat::AutoSi``); it reads RFC 3339 leniently
 a `` UTC`` suffix, unpadded fields,
 blanks between items, a leap second (``:60``) and more than 9 fraction digits (truncated).
 Python's ``datetime`` keeps only microseconds, so the canonical text itself is the value here.
+
+Reading JSON, chrono's own output costs one regular expression and no parsing: ``CANONICAL``
+matches exactly the text chrono writes (on a day every year has; February 29th takes the general
+path), and ``from_canonical`` wraps such text without running any Python code.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from ._marks import CANONICAL_TIMESTAMP, fast_path_role
+from ._marks import CANONICAL_TIMESTAMP, fast_path_role, vouched_form
 
-__all__ = ["Timestamp"]
+__all__ = ["CANONICAL", "Timestamp", "from_canonical", "from_json_text"]
 
 _NANOS_PER_SECOND = 1_000_000_000
 
-# What chrono itself writes: checked first, so the common case costs one regex and one date check.
+# The fields of a canonical-looking text (unix_nanos reads them).
 _CANONICAL = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{3}|\d{6}|\d{9}))?Z\Z", re.ASCII
 )
+
+CANONICAL = (
+    r"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
+    r"|(?:0[13578]|1[02])-31)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"(?:\.(?:[0-9]{6}|[0-9]{3}|)(?:[1-9][0-9]{2}|0[1-9][0-9]|00[1-9]))?Z"
+)
+"""What chrono writes for a ``DateTime<Utc>`` on a day every year has (years 0000-9999; AutoSi:
+no fraction, or 3, 6 or 9 digits whose last three are not all zero), and nothing else. A text it
+matches is its own canonical form; February 29th and every other form take the general path."""
+
+_canonical_match = re.compile(CANONICAL + r"\Z").match
 
 # Rust's char::is_whitespace (Unicode White_Space); Python's \s also takes \x1c-\x1f.
 _WS = "[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
@@ -104,25 +121,9 @@ def _out_of_range() -> PydanticCustomError:
     )
 
 
-def _canonical_if_valid(match: re.Match[str]) -> bool:
-    """True when a canonical-looking match is a real date and time with a minimal fraction."""
-    year, month, day, hour, minute, second = (int(group) for group in match.groups()[:6])
-    fraction = match.group(7)
-    if fraction is not None and fraction.endswith("000"):
-        return False  # chrono would have printed fewer digits
-    return (
-        1 <= month <= 12
-        and 1 <= day <= _days_in_month(year, month)
-        and hour <= 23
-        and minute <= 59
-        and second <= 59
-    )
-
-
 def normalize_timestamp(text: str) -> str:
     """Return chrono's canonical text for an RFC 3339 input it accepts, else raise."""
-    match = _CANONICAL.match(text)
-    if match is not None and _canonical_if_valid(match):
+    if _canonical_match(text) is not None:
         return text
     relaxed = _RELAXED.match(text)
     if relaxed is None:
@@ -158,7 +159,6 @@ def normalize_timestamp(text: str) -> str:
     return _format(year, month, day, hms, nanos)
 
 
-@fast_path_role(CANONICAL_TIMESTAMP)  # its constructor is the validator
 class Timestamp(str):
     """A chrono ``DateTime<Utc>`` held as its canonical RFC 3339 text (nanoseconds kept).
 
@@ -240,9 +240,31 @@ class Timestamp(str):
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> Any:
-        from_text = core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
+        from_text = core_schema.no_info_after_validator_function(
+            from_json_text, core_schema.str_schema()
+        )
         return core_schema.json_or_python_schema(
             json_schema=from_text,
             python_schema=core_schema.no_info_plain_validator_function(cls._from_python),
             serialization=core_schema.to_string_ser_schema(),
         )
+
+
+from_canonical: Callable[[str], Timestamp] = functools.partial(str.__new__, Timestamp)
+"""``Timestamp`` of a text known to match ``CANONICAL``, built without running Python code (a C
+function bound to its arguments): what ``loads`` uses once the fast path's expression has
+proven every timestamp of a document canonical."""
+
+
+def _wrapped_natively(text_schema: Any, definitions: Any) -> Any:
+    return core_schema.no_info_after_validator_function(from_canonical, text_schema)
+
+
+@fast_path_role(CANONICAL_TIMESTAMP)
+@vouched_form(_wrapped_natively)  # a vouched document's timestamps all match CANONICAL
+def from_json_text(text: str) -> Timestamp:
+    """A JSON string as a ``Timestamp`` (the models' validator): chrono's own output costs one
+    match; any other form is read as ``Timestamp(text)`` reads it."""
+    if _canonical_match(text) is not None:
+        return from_canonical(text)
+    return Timestamp(text)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Self, cast
@@ -50,11 +50,11 @@ from pydantic import (
 )
 from pydantic.config import ExtraValues
 from pydantic.fields import FieldInfo
-from pydantic_core import CoreSchema, PydanticUndefined
+from pydantic_core import CoreSchema, PydanticUndefined, core_schema
 
 from ._clock import DEFAULT_FACTORIES
 from ._error_translation import from_python_validation_error
-from ._marks import TRANSPARENT, fast_path_role
+from ._marks import TRANSPARENT, fast_path_role, vouched_form
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
 from .pointer import escape
@@ -117,7 +117,12 @@ def to_value(value: Any, pointer: str = "") -> Any:
     )
 
 
+def _as_is(inner: CoreSchema, definitions: Mapping[str, CoreSchema]) -> CoreSchema:
+    return inner
+
+
 @fast_path_role(TRANSPARENT)  # JSON input comes back unchanged
+@vouched_form(_as_is)
 def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
     # JSON input has already been through the serde number pass of ``loads``; only values built
     # in Python can still hold what a Value cannot.
@@ -239,6 +244,10 @@ class _SerdeFieldValidator(WrapValidator):
     """A validator added from a schema marker (its type tells an inherited field it is done)."""
 
 
+_REJECTING_NULL = frozenset({"model", "list", "str", "int", "float", "bool", "tagged-union"})
+"""Core schemas that never take null."""
+
+
 def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
     """LlmMessage metadata: serde parses each key with ``.ok()``: a malformed value is dropped.
 
@@ -246,7 +255,20 @@ def _lenient(default: Callable[[], Any]) -> _SerdeFieldValidator:
     would not let a malformed one be built), so it is an error, never silently dropped.
     """
 
+    def natively(inner: CoreSchema, definitions: Mapping[str, CoreSchema]) -> CoreSchema | None:
+        """The same in pydantic-core: null, or any value the inner schema rejects, is the
+        default. The inner schema must reject null: a nullable one is taken without its null;
+        one that may take null some other way keeps this function."""
+        strict = inner["schema"] if inner["type"] == "nullable" else inner
+        target = strict
+        while target["type"] == "definition-ref" and target["schema_ref"] in definitions:
+            target = definitions[target["schema_ref"]]
+        if target["type"] not in _REJECTING_NULL:
+            return None
+        return core_schema.with_default_schema(strict, default_factory=default, on_error="default")
+
     @fast_path_role(TRANSPARENT)  # a default instead of an error: the inner schema is stricter
+    @vouched_form(natively)  # JSON documents: the same leniency, run by pydantic-core
     def validate(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         if value is None:
             return default()

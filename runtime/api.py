@@ -12,6 +12,7 @@ from collections.abc import Callable
 from ._codec import dumps, loads
 from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, llm_message
 from ._schema import meta_schemas, schema_for
+from ._shortcut import prepare
 from ._stream import MessageAccumulator, atranslate_stream, translate_stream
 from ._timestamp import Timestamp
 from .errors import Problem, WireError
@@ -29,6 +30,7 @@ __all__ = [
     "llm_message",
     "loads",
     "meta_schemas",
+    "prepare",
     "translate_stream",
 ]
 

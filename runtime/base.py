@@ -8,7 +8,9 @@ the helper bases that give models phi-core's methods.
 
 For the validator and other tools: ``adapter(tp)``, the one pydantic ``TypeAdapter`` per wire
 type that ``loads`` and ``dumps`` use, and ``fast_path_role_of``, which tells the validate fast
-path what a validator function inside a model does (``_marks`` explains the promise).
+path what a validator function inside a model does (``_marks`` explains the promise);
+``CANONICAL_TIMESTAMP_TEXT``, the regular expression of exactly what chrono writes for a
+timestamp (on a day every year has).
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from ._codec import adapter
 from ._helpers import ExtensionHelpers, LlmMessageHelpers, MessageHelpers, UsageHelpers
 from ._marks import CANONICAL_TIMESTAMP, FAST_PATH_ROLE, TRANSPARENT, FastPathRole
 from ._ordered_value import OrderedJsonValue
+from ._timestamp import CANONICAL as CANONICAL_TIMESTAMP_TEXT
 from ._wire import F32, JsonValue, LlmMessageBase, Timestamp, WireEnum, WireModel
 
 __all__ = [
     "CANONICAL_TIMESTAMP",
+    "CANONICAL_TIMESTAMP_TEXT",
     "F32",
     "TRANSPARENT",
     "ExtensionHelpers",

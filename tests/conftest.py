@@ -1,6 +1,8 @@
 """pytest set-up: make tests/ importable (``corpus``), fail early when the corpus is missing, test
 the installed package when asked to, and run Hypothesis derandomized in CI.
 
+No background build of ``loads``' fast path during the suite (see the end of this file).
+
 Hypothesis profiles: ``ci`` (derandomized: the same examples every run, so CI cannot fail by
 chance; no example database) is used when ``CI`` is set or ``make test`` runs; ``dev`` (random,
 explores more over time) otherwise. ``HYPOTHESIS_PROFILE`` picks one explicitly.
@@ -35,3 +37,10 @@ if os.environ.get("PHI_WIRE_TEST_INSTALLED"):
         raise RuntimeError(
             f"phi_wire was imported from the source tree ({_location}), not the wheel"
         )
+
+# loads' fast path is built on a background thread once a process has accepted BUILD_AFTER
+# documents of one type the exact way: never in the middle of the suite (no test may depend on
+# thread timing). Its own tests set the threshold, and build or prepare it, themselves.
+from phi_wire import _shortcut  # noqa: E402 - after the installed-package check above
+
+_shortcut.BUILD_AFTER = 1 << 62

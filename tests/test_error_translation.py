@@ -98,3 +98,48 @@ def test_python_input_errors_point_at_the_keys_given() -> None:
     assert str(caught.value) == (
         'AssistantMessage /usage/input: expected a valid integer, found string "5"'
     )
+
+
+def test_invalid_documents_are_reported_alike_without_the_shortcuts_for_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two savings for an invalid document: the scan keeps a small document as parsed, so the
+    translation does not parse it again (``_scan.KEEP_BYTES``), and one error skips the choice
+    among union branches (``_select``). The reports are the same with both switched off, for the
+    corruptions of every corpus document the fast-path tests use (and the documents themselves)."""
+    import random
+
+    from test_validate_fastpath import corpus_documents, mutations
+
+    from phi_wire import _error_translation, _scan, v0_8, v0_10
+
+    modules = {"0.8.0": v0_8, "0.10.0": v0_10}
+    rng = random.Random(20261124)
+    cases = []
+    for release, module in modules.items():
+        for _, type_name, original in corpus_documents(release):
+            cases.append((module, type_name, original))
+            try:
+                compact = module.dumps(module.loads(getattr(module, type_name), original))
+            except WireError:
+                continue
+            if compact.startswith("{") and compact != "{}":
+                cases += [
+                    (module, type_name, mutated) for mutated in mutations(compact.encode(), rng)
+                ]
+
+    def reports() -> list[Any]:
+        found: list[Any] = []
+        for module, type_name, document in cases:
+            try:
+                module.loads(getattr(module, type_name), document)
+                found.append("accepted")
+            except WireError as error:
+                found.append((str(error), error.problems, error.omitted))
+        return found
+
+    with_shortcuts = reports()
+    assert sum(report != "accepted" for report in with_shortcuts) > 1000
+    monkeypatch.setattr(_scan, "KEEP_BYTES", -1)
+    monkeypatch.setattr(_error_translation, "_select", _error_translation._select_among)
+    assert reports() == with_shortcuts

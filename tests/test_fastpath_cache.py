@@ -16,6 +16,7 @@ import os
 import signal
 import stat
 import sys
+import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from phi_wire.cli import main
-from phi_wire.fastpath import _cache
+from phi_wire.fastpath import _cache, _private
 from phi_wire.validate import _fastpath, validate
 from phi_wire.validate._fastpath import fast_path
 
@@ -367,3 +368,61 @@ def test_a_sound_entry_is_loaded_and_agrees_with_the_build() -> None:
     assert built is not None and again is not None and again is not built
     for document in (VALID, b"{}", b"x" + VALID[1:], VALID + b"\n" + VALID, b"not json"):
         assert again.unmatched(document) == built.unmatched(document)
+
+
+# --- the end of the interpreter (a build on a daemon thread may be writing) -----------------------
+
+
+@pytest.fixture
+def writes_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stop_writes`` may be called: the cache writes again after the test."""
+    monkeypatch.setattr(_private, "_stopped", False)
+
+
+def test_after_stop_writes_nothing_is_written(writes_open: None, cache_folder: Path) -> None:
+    _private.stop_writes()
+    built = fast_path(VERSION, TYPES, None, build=True)
+    assert built is not None and built.unmatched(VALID) == []  # built, only not kept
+    assert not entry().exists()
+    assert not [path for path in cache_folder.iterdir() if path.name.startswith(".tmp")]
+
+
+def test_stop_writes_lets_a_write_under_way_finish(
+    writes_open: None, cache_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inside, go_on = threading.Event(), threading.Event()
+    write = _private.PrivateFolder._write
+
+    def held(self: _private.PrivateFolder, name: str, data: bytes) -> None:
+        inside.set()
+        assert go_on.wait(60)
+        write(self, name, data)
+
+    monkeypatch.setattr(_private.PrivateFolder, "_write", held)
+    writer = threading.Thread(target=fast_path, args=(VERSION, TYPES, None, True))
+    writer.start()
+    assert inside.wait(60)
+    stopper = threading.Thread(target=_private.stop_writes)
+    stopper.start()
+    stopper.join(0.2)
+    assert stopper.is_alive()  # it cannot return while the write holds the lock
+    go_on.set()
+    stopper.join(60)
+    writer.join(60)
+    assert entry().is_file()
+    assert not [path for path in cache_folder.iterdir() if path.name.startswith(".tmp")]
+
+
+def test_stop_writes_waits_a_bounded_time(
+    writes_open: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that hangs (a stalled file system) does not hang the exit."""
+    monkeypatch.setattr(_private, "STOP_WAIT", 0.05)
+    assert _private._writes.acquire()  # a write under way that never ends
+    try:
+        stopper = threading.Thread(target=_private.stop_writes)
+        stopper.start()
+        stopper.join(60)
+        assert not stopper.is_alive() and _private._stopped
+    finally:
+        _private._writes.release()

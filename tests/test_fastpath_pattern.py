@@ -265,3 +265,28 @@ def test_a_validator_is_looked_through_only_when_marked() -> None:
     assert expression.fullmatch(b'{"count":7}') and not expression.fullmatch(b'{"count":"7"}')
     with pytest.raises(_pattern.Unsupported, match="validator"):
         _pattern._type_seq(_function_model(marked=False))
+
+
+# The string expression as it was before it was unrolled (runs between escapes): the reference.
+_ALTERNATING_STRING = (
+    rb'"(?:[ !#-\[\]-\xff]++|\\["\\/bfnrt]|\\u(?![dD][89a-fA-F])[0-9a-fA-F]{4})*+"'
+)
+_STRING_PIECES = st.sampled_from(
+    [
+        *(b'"', b"\\", b"a", b" ", b"\t", b"\x1f", b"\x7f", b"\xc3\xa9", b"\xff", b"n", b"u", b"/"),
+        *(b"\\u00e9", b"\\uD800", b"\\ud834", b"\\uDBFF", b"\\ue000", b"\\u12", b"\\x"),
+    ]
+)
+
+
+@given(st.lists(_STRING_PIECES, max_size=12))
+def test_the_unrolled_string_expression_matches_what_the_alternating_one_did(
+    pieces: list[bytes],
+) -> None:
+    import re
+
+    from phi_wire.fastpath import _pattern
+
+    for text in (b"".join(pieces), b'"' + b"".join(pieces) + b'"'):
+        unrolled = re.fullmatch(_pattern._STRING, text) is not None
+        assert unrolled == (re.fullmatch(_ALTERNATING_STRING, text) is not None), text

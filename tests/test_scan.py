@@ -37,6 +37,26 @@ def test_brackets_inside_strings_do_not_count() -> None:
     assert loads(Content, tool_call(text))
 
 
+def test_an_unpaired_quote_in_a_bracket_heavy_document_is_a_plain_error() -> None:
+    """Regression: with more than 127 brackets, ``too_deep`` pairs up the quotes to skip strings;
+    a quote left unpaired (a string that never ends) raised KeyError out of ``loads``. It opens a
+    string that runs to the end, as the parser reads it: nothing after it nests."""
+    deep = "[" * 200 + "]" * 200
+    wide = "[" + ",".join(["[]"] * 100) + "]"
+    for nested in (deep, wide):  # the syntax error comes first: that is what serde reports
+        document = tool_call(nested).replace('"id":"c"', '"id":c"')
+        assert document.count('"') % 2 == 1
+        with pytest.raises(WireError, match="invalid JSON"):
+            loads(Content, document)
+    late = tool_call(deep)[:-1] + '"}'  # the nesting comes first: serde's limit is the error
+    with pytest.raises(WireError, match="nested deeper"):
+        loads(Content, late)
+    unterminated = tool_call('"' + "[" * 200)[:-1]  # the brackets lie inside the open string
+    assert not too_deep(unterminated.encode())
+    with pytest.raises(WireError, match="invalid JSON"):
+        loads(Content, unterminated)
+
+
 def test_repeated_keys_rejected_in_structs_but_last_wins_in_values() -> None:
     found = scan(b'{"a":1,"a":2}')
     assert found is not None and found.repeated_keys and not found.numbers_differ

@@ -999,14 +999,12 @@ def test_7_sigint_propagates_at_once_and_closes_the_connection(twin: str) -> Non
 
 def test_a_mismatched_event_name_is_reported_in_plain_english() -> None:
     """Issue 10 item 19: "an 'AgentStart' event", not "a 'AgentStart' event"."""
-    from httpx_sse import ServerSentEvent
-
     from phi_wire import _sse_client
     from phi_wire.errors import WireError
 
     start = next(event for event in EVENTS if event.type == "AgentStart")
     with pytest.raises(WireError, match="the data is an 'AgentStart' event"):
-        _sse_client._check_name(ServerSentEvent(event="TurnStart"), start)
+        _sse_client._check_name("TurnStart", start)
     turn = next(event for event in EVENTS if event.type == "TurnStart")
     with pytest.raises(WireError, match="the data is a 'TurnStart' event"):
-        _sse_client._check_name(ServerSentEvent(event="AgentStart"), turn)
+        _sse_client._check_name("AgentStart", turn)

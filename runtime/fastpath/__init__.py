@@ -10,7 +10,12 @@ pretty session file, is matched in its compact form (``_compact``). The expressi
 compiled expression is cached between runs in a private folder whose content can never change a
 verdict (``_cache``, ``_private``).
 
-Used by ``phi_wire.validate`` (which lines of a file need ``loads``).
+Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path``) and by
+``loads`` itself (``document_expression``), whose expression is compiled with exact values
+(``_pattern``): what it vouches for, pydantic-core alone reads exactly as ``loads`` does.
+
+At interpreter exit the cache lets a write under way finish and starts none after (``_private``):
+``loads`` builds its expressions on a daemon thread.
 """
 
 from __future__ import annotations
@@ -19,9 +24,17 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from ._compact import compact
-from ._utf8 import lines_not_utf8
+from ._utf8 import is_utf8, lines_not_utf8
 
-__all__ = ["Detect", "FastPath", "compact", "fast_path"]
+__all__ = [
+    "Detect",
+    "FastPath",
+    "compact",
+    "document_expression",
+    "fast_path",
+    "is_utf8",
+    "preload",
+]
 
 Detect = Callable[[Collection[str], Collection[str]], str | None]
 """How documents' types are told apart: from a type's required and optional keys, the type every
@@ -54,6 +67,15 @@ class FastPath:
         not_utf8 = lines_not_utf8(block)
         return sorted({*bad, *not_utf8}) if not_utf8 else bad
 
+    def vouches_line(self, line: bytes, utf8: bool = False) -> bool:
+        """Whether one compact document, alone on its line (with or without its line ending),
+        is surely valid; ``utf8``: its bytes are known to be UTF-8 (from a ``str``)."""
+        if not line or line.find(b"\n", 0, len(line) - 1) != -1:
+            return False  # nothing (no document), or more than one line
+        if self.lines.fullmatch(line) is None:
+            return False
+        return utf8 or line.isascii() or is_utf8(line)
+
     def vouches(self, document: bytes) -> bool:
         """Whether one whole document (pretty or compact) is surely valid."""
         compacted = compact(document)
@@ -71,25 +93,52 @@ def fast_path(
     build: bool,
 ) -> FastPath | None:
     """The fast path for documents of ``types`` (with ``detect``: only the types that ``detect``
-    gives every document of, from its keys). Loaded from the cache,
-    else built when ``build`` is true (it takes about a second), else None; None too when no type
-    can be expressed."""
+    gives every document of, from its keys). Loaded from the cache, else built when ``build`` is
+    true (it takes about a second), else None; None too when no type can be expressed."""
+    compiled = _compiled(version, types, detect, build, exact_values=False)
+    return None if compiled is None else FastPath(compiled)
+
+
+def document_expression(version: str, name: str, build: bool) -> re.Pattern[bytes] | None:
+    """``loads``' expression for the wire type ``name``: it fullmatches one compact document
+    (followed by nothing but a line ending, if that) whose every value pydantic-core reads exactly
+    as ``loads`` does; UTF-8 is checked apart (``is_utf8``). From the cache, else built when
+    ``build``, else None; None too when the type cannot be expressed."""
+    return _compiled(version, [name], None, build, exact_values=True)
+
+
+def _compiled(
+    version: str,
+    types: Sequence[str],
+    detect: Detect | None,
+    build: bool,
+    exact_values: bool,
+) -> re.Pattern[bytes] | None:
     from . import _cache
 
-    path = _cache.cache_path(version, types, detect is not None)
+    path = _cache.cache_path(version, types, detect is not None, exact_values)
     if path is not None:
         if _cache.inexpressible(path):
             return None
         cached = _cache.load_cached(path)
         if cached is not None:
-            return FastPath(cached)
+            return cached
     if not build:
         return None
     from ._pattern import build_pattern  # imports pydantic and the models
 
-    pattern = build_pattern(version, types, detect)
+    pattern = build_pattern(version, types, detect, exact_values)
     if not pattern:
         if path is not None:
             _cache.mark_inexpressible(path)
         return None
-    return FastPath(_cache.compile_cached(pattern, path))
+    return _cache.compile_cached(pattern, path)
+
+
+def preload() -> None:
+    """Import all that building an expression imports (pydantic and the models included), so
+    that a build on another thread imports nothing: a fork meanwhile would leave the child a
+    module's import lock held by a thread it does not have."""
+    from . import _cache, _pattern  # noqa: F401
+
+    _cache._engine()  # the re module's parser and compiler

@@ -136,7 +136,9 @@ def _installed(name: str) -> str:
     )
 
 
-def _fingerprint(version: str, types: Sequence[str], detect: bool, engine: Engine) -> bytes:
+def _fingerprint(
+    version: str, types: Sequence[str], detect: bool, exact_values: bool, engine: Engine
+) -> bytes:
     """The key of the expression for these types: the digest of all it is made from."""
     digest = hashlib.sha256()
     for part in (
@@ -151,21 +153,46 @@ def _fingerprint(version: str, types: Sequence[str], detect: bool, engine: Engin
     ):
         digest.update(f"{part}\0".encode())
     digest.update(f"{version}\0{','.join(types)}\0{detect}\0".encode())
-    sources = sorted(_package_folder("phi_wire").rglob("*.py"))
-    sources += sorted(_package_folder(find(version).module).glob("*.py"))
-    for source in sources:
-        digest.update(source.read_bytes())
+    if exact_values:  # (absent for the validator's expressions: their keys stay as they were)
+        digest.update(b"exact values\0")
+    digest.update(_sources_digest(version))
     return digest.digest()
 
 
-def cache_path(version: str, types: Sequence[str], detect: bool) -> Path | None:
+_SOURCES: dict[str, tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
+
+
+def _sources_digest(version: str) -> bytes:
+    """The digest of phi_wire's sources and of the version's generated models, read again only
+    when a file's name, size or time changed (``loads`` asks once per wire type it meets)."""
+    sources = sorted(_package_folder("phi_wire").rglob("*.py"))
+    sources += sorted(_package_folder(find(version).module).glob("*.py"))
+    identity = tuple(
+        (str(source), stat.st_size, stat.st_mtime_ns)
+        for source in sources
+        for stat in [source.stat()]
+    )
+    known = _SOURCES.get(version)
+    if known is not None and known[0] == identity:
+        return known[1]
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(source.read_bytes())
+    _SOURCES[version] = (identity, digest.digest())
+    return _SOURCES[version][1]
+
+
+def cache_path(
+    version: str, types: Sequence[str], detect: bool, exact_values: bool = False
+) -> Path | None:
     """Where the expression for these types is kept (None: no cache, for want of a folder or of
     CPython's engine)."""
     folder = _cache_dir()
     engine = _engine()
     if folder is None or engine is None:
         return None
-    return folder / f"fast-{_fingerprint(version, types, detect, engine).hex()}.bin"
+    key = _fingerprint(version, types, detect, exact_values, engine)
+    return folder / f"fast-{key.hex()}.bin"
 
 
 def _key_of(path: Path) -> bytes | None:

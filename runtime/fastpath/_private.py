@@ -10,17 +10,24 @@ and checked the same way on their descriptor (a regular file of this user's that
 write, no bigger than the reader allows) before a byte is read. Writes go to a fresh temporary
 file renamed into place. This needs POSIX's ``*at`` calls, ``O_NOFOLLOW`` and ``getuid``;
 without them there is no private folder (and no cache).
+
+At interpreter exit (``stop_writes``, registered with ``atexit``), a write under way on another
+thread is waited for (a bounded time) and none starts after: a daemon thread that builds an
+expression (``loads`` does, in the background) is frozen wherever it stands when the interpreter
+goes, and one frozen between its temporary file and the rename would leave that file behind.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import stat
+import threading
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["PrivateFolder"]
+__all__ = ["PrivateFolder", "stop_writes"]
 
 _SUPPORTED = (
     hasattr(os, "getuid")
@@ -30,6 +37,33 @@ _SUPPORTED = (
 )
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+_writes = threading.Lock()  # held for the whole of a write
+_stopped = False
+STOP_WAIT = 10.0
+"""Seconds ``stop_writes`` waits for a write under way (one writes a few hundred kB to a local
+folder: milliseconds; a stalled file system must not stall the exit)."""
+
+
+def stop_writes() -> None:
+    """From now on no write starts, and a write under way has ended once this returns (or
+    ``STOP_WAIT`` seconds have passed)."""
+    global _stopped
+    held = _writes.acquire(timeout=STOP_WAIT)
+    _stopped = True
+    if held:
+        _writes.release()
+
+
+def _after_fork_in_child() -> None:
+    global _writes
+    _writes = threading.Lock()  # the thread that may have held it was not copied
+
+
+atexit.register(stop_writes)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _private(status: os.stat_result) -> bool:
@@ -112,7 +146,12 @@ class PrivateFolder:
 
     def write(self, name: str, data: bytes) -> None:
         """Replace file ``name`` with ``data`` (mode 0600) through a temporary file and a rename;
-        a file that cannot be written is skipped."""
+        a file that cannot be written is skipped, and so is every file after ``stop_writes``."""
+        with _writes:
+            if not _stopped:
+                self._write(name, data)
+
+    def _write(self, name: str, data: bytes) -> None:
         temporary = f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
         try:
             descriptor = os.open(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["PIECE_BYTES", "lines_not_utf8"]
+__all__ = ["PIECE_BYTES", "is_utf8", "lines_not_utf8"]
 
 PIECE_BYTES = 1 << 16
 """Bytes decoded at a time. The text decoded is thrown away at once; a small piece keeps it in the
@@ -49,3 +49,12 @@ def lines_not_utf8(data: bytes | bytearray) -> list[int]:
             continue
         position += decoded
     return bad
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether all of ``data`` (one document) is UTF-8."""
+    try:
+        _decode(data, "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -226,6 +226,7 @@ from phi_wire.api import (
     llm_message,
     loads,
     meta_schemas,
+    prepare,
     translate_stream,
 )
 from phi_wire.api import schema_function as _schema_function
@@ -265,6 +266,7 @@ __all__ += [
     "llm_message",
     "loads",
     "meta_schemas",
+    "prepare",
     "schema",
     "translate_stream",
     "user_message",
