@@ -482,6 +482,23 @@ def _record(own: Reader, chunk: Chunk, line: int, **fields: Any) -> Record:
     return Record(chunk.file, line, format=own.format, version=own.version, **fields)
 
 
+def _more_record(
+    own: Reader, chunk: Chunk, line: int, type_name: str, message: str, omitted: int
+) -> Record:
+    """The record that stands for the problems left unlisted by ``--max-problems``."""
+    return _record(
+        own,
+        chunk,
+        line,
+        pointer="",
+        type=type_name,
+        variant="",
+        message=message,
+        kind=MORE,
+        omitted=omitted,
+    )
+
+
 def _skipped_lines(
     own: Reader, chunk: Chunk, line: int, value: Any, settings: Settings
 ) -> list[Record]:
@@ -512,19 +529,7 @@ def _skipped_lines(
         omitted += error.omitted
     if omitted:
         more = f"and {omitted:,} more problems in this file, not listed (--max-problems)"
-        records.append(
-            _record(
-                own,
-                chunk,
-                line,
-                pointer="",
-                type="SessionFile",
-                variant="",
-                message=more,
-                kind=MORE,
-                omitted=omitted,
-            )
-        )
+        records.append(_more_record(own, chunk, line, "SessionFile", more, omitted))
     return records
 
 
@@ -575,19 +580,7 @@ def _rejected(
     ]
     more = _more(error.omitted, settings.max_problems, big, problems)
     if more:
-        records.append(
-            _record(
-                own,
-                chunk,
-                line,
-                pointer="",
-                type=name,
-                variant="",
-                message=more,
-                kind=MORE,
-                omitted=error.omitted,
-            )
-        )
+        records.append(_more_record(own, chunk, line, name, more, error.omitted))
     return records
 
 
@@ -725,19 +718,7 @@ def _pi_losses(
     omitted = len(dropped) - len(records)
     if omitted:
         more = f"and {omitted:,} more keys phi-core drops, not listed (--max-problems)"
-        records.append(
-            _record(
-                own,
-                chunk,
-                line,
-                pointer="",
-                type=name,
-                variant="",
-                message=more,
-                kind=MORE,
-                omitted=omitted,
-            )
-        )
+        records.append(_more_record(own, chunk, line, name, more, omitted))
     return records
 
 
