@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Problem", "WireError", "describe_value", "json_syntax_error"]
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One reason a document is invalid."""
+class Problem(NamedTuple):
+    """One reason a document is invalid (a named tuple: ``dataclasses`` imports ``inspect``,
+    some 15 ms of every ``phi-wire validate`` start)."""
 
     pointer: str
     """RFC 6901 JSON pointer to the offending value ("" is the whole document)."""

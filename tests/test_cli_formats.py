@@ -771,7 +771,7 @@ IMPORT_CHECK = """
 import sys
 from phi_wire.cli import main
 code = main(sys.argv[1:])
-loaded = {name for name in sys.modules if name.startswith(("phi_wire", "pydantic"))}
+loaded = {name for name in sys.modules if name.startswith(("phi_wire", "pydantic", "inspect"))}
 print(code, " ".join(sorted(loaded)))
 """
 
@@ -779,8 +779,13 @@ print(code, " ".join(sorted(loaded)))
 @pytest.mark.parametrize(
     ("inputs", "expected", "absent"),
     [
-        # phi-core files the fast path vouches for: no model, no pydantic, no other format
-        (["examples/"], [], ["pydantic", "phi_wire.clark_agent", "phi_wire.operator_use"]),
+        # phi-core files the fast path vouches for: no model, no pydantic, no other format, and
+        # not inspect (dataclasses import it: some 15 ms of every start)
+        (
+            ["examples/"],
+            [],
+            ["pydantic", "inspect", "phi_wire.clark_agent", "phi_wire.operator_use"],
+        ),
         # an invalid phi-core document needs phi-core's models only
         (["bad.jsonl"], ["pydantic", "phi_wire.v0_10"], ["phi_wire.clark_agent", "phi_wire.op"]),
         # a clark-agent history needs clark-agent's, not Operator-Use's (nor the converters)
