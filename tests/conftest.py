@@ -1,5 +1,6 @@
 """pytest set-up: make tests/ importable (``corpus``), fail early when the corpus is missing, test
-the installed package when asked to, and run Hypothesis derandomized in CI.
+the installed package when asked to, run Hypothesis derandomized in CI, and keep the fast path's
+compiled code in a folder of the run's own (``private_cache``), never the user's cache.
 
 No background build of ``loads``' fast path during the suite (see the end of this file).
 
@@ -14,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,3 +46,13 @@ if os.environ.get("PHI_WIRE_TEST_INSTALLED"):
 from phi_wire import _shortcut  # noqa: E402 - after the installed-package check above
 
 _shortcut.BUILD_AFTER = 1 << 62
+
+
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """``$PHI_WIRE_CACHE_DIR`` for every test: one folder per run, shared by its tests."""
+    folder = tmp_path_factory.getbasetemp() / "phi-wire-cache"
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(folder))
+    return folder

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from command import run
 from corpus import fixtures_root
 
 from phi_wire.cli import main
@@ -22,20 +23,6 @@ from phi_wire.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
 EVENT = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()[1]
-
-
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The fast path's compiled code goes to a test folder, never the user's cache."""
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def folders(version: str, kind: str) -> list[Path]:

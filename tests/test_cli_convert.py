@@ -16,21 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import run
 from corpus import ROOT, fixtures_root
 
 import phi_wire._convert_files as convert_files
-from phi_wire.cli import main
 
 CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 OPERATOR_USE = fixtures_root() / "operator-use" / "d0da87a6"
 HISTORY = CLARK / "history" / "history.multi_turn.jsonl"
 SESSION = OPERATOR_USE / "sessions" / "compaction.jsonl"
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def loss_lines(err: str) -> list[str]:

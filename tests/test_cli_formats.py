@@ -21,23 +21,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from command import run
 from corpus import fixtures_root, manifest
 
 from phi_wire.cli import main
 from phi_wire.validate import INPUT, NOTE, PROBLEM, FileSummary, Record, validate
-
-
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def judged(

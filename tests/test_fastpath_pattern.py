@@ -56,13 +56,6 @@ INVALID = {
 }
 
 
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
 @pytest.fixture(scope="module")
 def lines_path() -> FastPath:
     with pytest.MonkeyPatch.context() as patch:

@@ -43,15 +43,6 @@ MODULES: dict[str, ModuleType] = {"0.8": phi_wire.v0_8, "0.10": phi_wire.v0_10}
 RELEASES = {"0.8.0": "0.8", "0.10.0": "0.10"}
 
 
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    folder = tmp_path_factory.getbasetemp() / "phi-wire-cache"
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(folder))
-    return folder
-
-
 def shape(value: Any) -> Any:
     """Everything about a value that could differ: types at every level, float signs."""
     if isinstance(value, BaseModel):

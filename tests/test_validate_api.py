@@ -27,13 +27,6 @@ EVENTS = (ROOT / "examples" / "events.jsonl").read_bytes()
 SESSION = (ROOT / "examples" / "session.json").read_bytes()
 
 
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
 def test_records_files_and_tally(tmp_path: Path) -> None:
     """Every record names its file; input errors are records too (with their file and line),
     each file has a summary with the layout and compression recognised."""

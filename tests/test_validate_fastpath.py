@@ -31,15 +31,6 @@ from phi_wire.validate._fastpath import FastPath, fast_path
 VERSIONS = {"0.8.0": "0.8", "0.10.0": "0.10"}
 
 
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    folder = tmp_path_factory.getbasetemp() / "phi-wire-cache"
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(folder))
-    return folder
-
-
 _PATHS: dict[tuple[str, str | None, bool], FastPath | None] = {}
 
 

@@ -13,25 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from phi_wire.cli import main
+from command import run
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()
 SESSION = json.loads((ROOT / "examples" / "session.json").read_text(encoding="utf-8"))
-
-
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # --- item 10: detection by keys, whatever their order -------------------------------------------

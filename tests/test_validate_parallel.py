@@ -15,26 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from command import run
 
-from phi_wire.cli import main
 from phi_wire.validate import _parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = (ROOT / "examples" / "events.jsonl").read_bytes()
 EVENT = EVENTS.splitlines()[1]
-
-
-@pytest.fixture(autouse=True)
-def private_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def without_timing(out: str) -> list[str]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._units import unit_enum
+
 __all__ = ["TAGGED", "UNIT_ENUMS", "claim", "recognise"]
 
 TAGGED: dict[str, dict[str, tuple[str, frozenset[str]]]] = {
@@ -322,7 +324,7 @@ def _object(document: dict[str, Any]) -> Claim | None:
                 return found
     if len(document) == 1:
         ((name, body),) = document.items()
-        unit = _unit(name)
+        unit = unit_enum(name, UNIT_ENUMS)
         if unit is not None:  # a unit variant in map form: {"end_turn": null}
             return unit, body is None
     for name, required, optional in _STRUCTS:
@@ -366,13 +368,6 @@ def _message_by_keys(document: dict[str, Any]) -> Claim | None:
     return None
 
 
-def _unit(name: Any) -> str | None:
-    for enum, names in UNIT_ENUMS.items():
-        if name in names:
-            return enum
-    return None
-
-
 def _array(document: list[Any]) -> str | None:
     """serde's sequence form of a tagged enum: ``[tag, field1, ...]``."""
     if not document or not isinstance(document[0], str):
@@ -392,7 +387,7 @@ def claim(document: Any) -> Claim | None:
     if isinstance(document, dict):
         return _object(document)
     if isinstance(document, str):
-        unit = _unit(document)
+        unit = unit_enum(document, UNIT_ENUMS)
         return (unit, False) if unit is not None else None
     if isinstance(document, list):
         array = _array(document)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._units import unit_enum
+
 __all__ = [
     "CONTENT_TAGS",
     "ENTRY_TAGS",
@@ -144,10 +146,8 @@ def claim(document: Any) -> Claim | None:
     ``input_tokens``/``output_tokens`` alone (clark-agent's too) or a block of generic keys is
     only possible."""
     if isinstance(document, str):
-        for name, values in UNIT_ENUMS.items():
-            if document in values:
-                return name, False
-        return None
+        enum = unit_enum(document, UNIT_ENUMS)
+        return None if enum is None else (enum, False)
     if not isinstance(document, dict):
         return None
     tag = document.get("type")

@@ -24,6 +24,7 @@ from itertools import combinations
 from typing import Any
 
 from ._parse import parse
+from ._units import unit_enum
 
 __all__ = [
     "EVENT_TAGS",
@@ -239,10 +240,8 @@ def claim(document: Any) -> tuple[str, bool] | None:
     ``turnId``/``nodeId``/... or snake_case usage); a message or block pi-ai would write the same
     way is only possible."""
     if isinstance(document, str):
-        for name, values in UNIT_ENUMS.items():
-            if document in values:
-                return name, False
-        return None
+        enum = unit_enum(document, UNIT_ENUMS)
+        return None if enum is None else (enum, False)
     if not isinstance(document, dict):
         return None
     keys = document.keys()
