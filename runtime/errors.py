@@ -10,7 +10,15 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["Problem", "WireError", "describe_value", "json_syntax_error"]
+__all__ = ["FULL_REPORT_MAX_VALUES", "Problem", "WireError", "describe_value", "json_syntax_error"]
+
+FULL_REPORT_MAX_VALUES = 2_500
+"""An invalid document of up to this many JSON values (a phi-core session of about 120 kB) is
+searched for all its problems; a bigger one is judged up to the first invalid item of each array
+(``WireError.first_invalid_items_only``): the same verdict, but pydantic would otherwise build an
+error, with a copy of its input, for every failing item (a million for a 300 kB session of empty
+loops, half a gigabyte). A value makes at most some 10 errors, so a full report costs at most
+some 25,000 errors: a tenth of a second."""
 
 
 class Problem(NamedTuple):
@@ -43,6 +51,7 @@ class WireError(ValueError):
         line: int | None = None,
         column: int | None = None,
         omitted: int = 0,
+        first_invalid_items_only: bool = False,
     ) -> None:
         self.type_name = type_name
         self.problems: tuple[Problem, ...] = tuple(problems) or (
@@ -52,6 +61,10 @@ class WireError(ValueError):
         self.column = column
         self.omitted = omitted
         """Further problems found but not listed (``loads(..., max_problems=N)``)."""
+        self.first_invalid_items_only = first_invalid_items_only
+        """Some array was judged up to its first invalid item only (a document of more than
+        ``FULL_REPORT_MAX_VALUES`` values, or ``loads(..., fail_fast=True)``): its later items may
+        hold problems that are neither listed nor counted."""
         super().__init__(self._text())
 
     @property
@@ -61,7 +74,10 @@ class WireError(ValueError):
     def _text(self) -> str:
         first = self.problems[0].render(self.type_name)
         more = len(self.problems) - 1 + self.omitted
-        return first + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+        notes = [f"and {more} more problem{'s' * (more > 1)}"] if more else []
+        if self.first_invalid_items_only:
+            notes.append("each array judged up to its first invalid item")
+        return first + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def describe_value(value: Any) -> str:
