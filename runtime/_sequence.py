@@ -62,12 +62,14 @@ def _tag_of(model: type[BaseModel], field: str) -> Any:
 
 
 def positional_fields(model: type[BaseModel]) -> list[tuple[str, FieldInfo]]:
-    """The fields serde reads by position: for an LlmMessage variant, those of its Message."""
+    """The fields serde reads by position: for an LlmMessage variant, those of its Message (for
+    ``LlmMeta`` alone, which has none, its own)."""
     from ._helpers import MessageHelpers
     from ._wire import LlmMessageBase
 
     if issubclass(model, LlmMessageBase):
-        model = next(base for base in model.__mro__[1:] if issubclass(base, MessageHelpers))
+        bases = model.__mro__[1:]
+        model = next((base for base in bases if issubclass(base, MessageHelpers)), model)
     return list(model.model_fields.items())
 
 
