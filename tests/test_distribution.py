@@ -40,6 +40,7 @@ def test_the_wheel_holds_the_product_only() -> None:
     assert "phi_wire/py.typed" in files
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in files), files
     assert "phi_wire/schemas/phi-core/0.10/event.json" in files
+    assert "phi_wire/fastpath/probes.json" in files  # what a cached expression is tried on
     assert "phi_wire/v0_10/__init__.py" in files and "phi_wire/cli.py" in files
     shipped = " ".join(files)
     for workshop in ("codegen", "bench_", "typecheck", "stage_package", "conftest", "test_"):
