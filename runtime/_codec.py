@@ -10,8 +10,8 @@ Serde facts handled here rather than in the models:
   ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
 * serde's sequence form of structs (``[tag, field, ...]``): see ``_sequence``, tried only after
   validation failed;
-* the cost of an invalid document is bounded: past ``FULL_REPORT_MAX_VALUES`` values each array is
-  judged up to its first invalid item only (``_fail_fast``; the same verdict), so the errors
+* the cost of an invalid document is bounded: a big or dense one (``_full_report``) has each
+  array judged up to its first invalid item only (``_fail_fast``; the same verdict), so the errors
   pydantic builds, each holding a copy of its input, are bounded by the schema, not the document;
 * an unknown key of a struct read directly is skipped by ``ignore_value``, which checks the
   grammar only (a number out of range, nesting past 127 levels, a lone surrogate, bytes that are
@@ -34,12 +34,13 @@ from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._collector import CollectorPaused
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
+from ._full_report import searched_in_full
 from ._ignored import blank_ignored
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
 from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
-from .errors import FULL_REPORT_MAX_VALUES, WireError, json_syntax_error
+from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
 
@@ -112,8 +113,9 @@ def loads(
     To bound the cost of an invalid document: ``max_problems`` lists at most that many problems
     (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
     invalid item only (same verdict; the problems after it are not looked for, and
-    ``WireError.first_invalid_items_only`` says so). By default (None) a document of more than
-    ``FULL_REPORT_MAX_VALUES`` JSON values is judged so; False: every problem, whatever the cost.
+    ``WireError.first_invalid_items_only`` says so). By default (None) a document of many values
+    (``_full_report``: over 2,500 and denser than real ones, or over 20,000) is judged so; False:
+    every problem, whatever the cost.
     """
     value = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
     if value is not NOT_VOUCHED:
@@ -121,7 +123,7 @@ def loads(
     name = type_name(tp)
     raw = _as_text(data, name)
     if fail_fast is None:
-        fail_fast = many_values(raw)
+        fail_fast = not searched_in_full(raw)
     with CollectorPaused():
         value = _read_exactly(tp, raw, name, max_problems, fail_fast)
     accepted_exactly(tp)
@@ -138,15 +140,6 @@ def _read_exactly(tp: Any, raw: bytes, name: str, max_problems: int | None, fail
             raise finding.error from None
     # read again outside the handler: an error from here does not carry the finding as context
     return _read(tp, blanked, name, True, max_problems, fail_fast)
-
-
-def many_values(raw: bytes) -> bool:
-    """Whether ``raw`` holds more than ``FULL_REPORT_MAX_VALUES`` JSON values (counted from above:
-    each value but the first follows a comma or opens a non-empty array or object)."""
-    if len(raw) <= 2 * FULL_REPORT_MAX_VALUES:  # a value and its comma take two bytes at least
-        return False
-    opened = raw.count(b"[") + raw.count(b"{") - raw.count(b"[]") - raw.count(b"{}")
-    return raw.count(b",") + opened >= FULL_REPORT_MAX_VALUES
 
 
 def _finding(error: WireError, blanked: bool) -> Exception:
@@ -292,4 +285,4 @@ def dumps(obj: Any, pretty: bool = False) -> str:
     return dumped.decode("utf-8")
 
 
-__all__ = ["WireError", "adapter", "dumps", "json_syntax_error", "loads", "many_values"]
+__all__ = ["WireError", "adapter", "dumps", "json_syntax_error", "loads"]

@@ -10,15 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["FULL_REPORT_MAX_VALUES", "Problem", "WireError", "describe_value", "json_syntax_error"]
-
-FULL_REPORT_MAX_VALUES = 2_500
-"""An invalid document of up to this many JSON values (a phi-core session of about 120 kB) is
-searched for all its problems; a bigger one is judged up to the first invalid item of each array
-(``WireError.first_invalid_items_only``): the same verdict, but pydantic would otherwise build an
-error, with a copy of its input, for every failing item (a million for a 300 kB session of empty
-loops, half a gigabyte). A value makes at most some 10 errors, so a full report costs at most
-some 25,000 errors: a tenth of a second."""
+__all__ = ["Problem", "WireError", "describe_value", "json_syntax_error"]
 
 
 class Problem(NamedTuple):
@@ -62,9 +54,9 @@ class WireError(ValueError):
         self.omitted = omitted
         """Further problems found but not listed (``loads(..., max_problems=N)``)."""
         self.first_invalid_items_only = first_invalid_items_only
-        """Some array was judged up to its first invalid item only (a document of more than
-        ``FULL_REPORT_MAX_VALUES`` values, or ``loads(..., fail_fast=True)``): its later items may
-        hold problems that are neither listed nor counted."""
+        """Some array was judged up to its first invalid item only (a document of many values,
+        or ``loads(..., fail_fast=True)``): its later items may hold problems that are neither
+        listed nor counted."""
         super().__init__(self._text())
 
     @property

@@ -17,7 +17,7 @@ from corpus import ROOT
 
 import phi_wire.clark_agent as clark_agent
 import phi_wire.v0_10 as wire
-from phi_wire import _codec, _sequence, errors
+from phi_wire import _codec, _full_report, _sequence
 from phi_wire.errors import WireError
 
 SESSION = json.loads((ROOT / "examples" / "session.json").read_text(encoding="utf-8"))
@@ -159,9 +159,9 @@ def test_the_verdict_and_the_first_problem_are_those_of_a_full_report() -> None:
 
 
 def test_a_document_under_the_bound_is_reported_in_full(work: Work) -> None:
-    """Up to ``FULL_REPORT_MAX_VALUES`` values every problem is listed, at a cost linear in them:
+    """Up to ``FULL_REPORT_VALUES`` values every problem is listed, at a cost linear in them:
     each empty loop misses its 10 fields."""
-    loops = errors.FULL_REPORT_MAX_VALUES - 20
+    loops = _full_report.FULL_REPORT_VALUES - 20
     text = SESSION_HEAD + "[" + ",".join(["{}"] * loops) + "]}"
     with pytest.raises(WireError) as caught:
         wire.loads(wire.Session, text)
@@ -173,7 +173,7 @@ def test_a_big_document_of_sequence_forms_is_still_read() -> None:
     """The walk turns every sequence form of a big valid document into an object (the bound is
     on the work an invalid document costs, never on what is valid)."""
     text = in_a_turn("input_messages", A_MESSAGE_AS_SEQUENCE, 3000 * 26)
-    assert _codec.many_values(text.encode())
+    assert not _full_report.searched_in_full(text.encode())
     turn = wire.loads(wire.Turn, text)
     assert len(turn.input_messages) > 2900
     assert {wire.dumps(message) for message in turn.input_messages} == {
@@ -203,3 +203,17 @@ def test_the_collector_is_paused_only_while_a_document_is_judged() -> None:
             finally:
                 gc.enable()
     assert seen == [False, False]
+
+
+def test_a_real_session_of_many_values_is_still_reported_in_full() -> None:
+    """The bound is on dense documents: phi-core's recorded main session (486 kB, one value per
+    48 bytes) with two bad stop reasons in different messages gets both, and no note."""
+    from corpus import fixtures_root
+
+    path = fixtures_root() / "phi-core" / "0.10.0" / "sessions" / "session.main.json"
+    text = path.read_text(encoding="utf-8").replace('"stop"', '"bogus"', 2)
+    assert _full_report.searched_in_full(text.encode())
+    with pytest.raises(WireError) as caught:
+        wire.loads(wire.Session, text)
+    assert len(caught.value.problems) == 2 and not caught.value.first_invalid_items_only
+    assert "first invalid item" not in str(caught.value)

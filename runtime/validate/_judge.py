@@ -12,9 +12,9 @@ it (``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` re
 
 Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
 work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
-``MORE`` record counts the rest), and the exact codecs judge a document of more than
-``FULL_REPORT_MAX_VALUES`` JSON values up to the first invalid item of each array (a note says
-so), so that no document, however many of its items fail, costs more than a few times its size.
+``MORE`` record counts the rest), and the exact codecs judge a document of many values up to the
+first invalid item of each array (a note says so), so that no document, however many of its
+items fail, costs more than a few times its size.
 An invalid phi-core AgentMessage is reported as the lane its keys name (its role's variant, or an
 unknown role; an ExtensionMessage when it has ``kind``), not as the union branch that failed last.
 """
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from phi_wire.errors import FULL_REPORT_MAX_VALUES, Problem
+from phi_wire.errors import Problem
 from phi_wire.pointer import join
 from phi_wire.recognise import (
     LIST_ITEMS_CHECKED,
@@ -56,7 +56,7 @@ from ._records import (
     Verdict,
 )
 
-__all__ = ["FULL_REPORT_MAX_VALUES", "judge_chunk", "judge_item", "wire_module"]
+__all__ = ["judge_chunk", "judge_item", "wire_module"]
 
 _NOT_UTF8 = "invalid unicode code point"
 """serde_json's words for a string that is not UTF-8 (where it reads the string in full)."""
@@ -589,7 +589,7 @@ def _more(omitted: int, cap: int, first_invalid_items_only: bool) -> str:
         )
     if first_invalid_items_only:
         parts.append(
-            f"the document holds over {FULL_REPORT_MAX_VALUES:,} values, so each array was judged "
+            "the document holds too many values for a full report, so each array was judged "
             "up to its first invalid item: later items may hold more problems"
         )
     return "; ".join(parts)
