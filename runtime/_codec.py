@@ -22,10 +22,12 @@ Serde facts handled here rather than in the models:
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar, cast, overload
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails, PydanticSerializationError
+from typing_extensions import TypeForm
 
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
@@ -38,6 +40,12 @@ from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
 from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
+
+Writable: TypeAlias = (
+    "BaseModel | str | int | float | bool | Sequence[Writable] | Mapping[str, Writable] | None"
+)
+"""What ``dumps`` takes (statically): what ``loads`` gives for some wire type (a model, an enum
+member, a JSON value), or lists and dicts built of such values."""
 
 
 # By identity: functools.cache would compare type aliases with their (slow) __eq__ on every call.
@@ -79,37 +87,25 @@ class _SkippedBySerde(Exception):
         self.error = error
 
 
-@overload
 def loads(
-    tp: type[T],
+    tp: TypeForm[T],
     data: str | bytes | bytearray | memoryview,
     *,
     max_problems: int | None = None,
     fail_fast: bool = False,
-) -> T: ...
-@overload
-def loads(
-    tp: Any,
-    data: str | bytes | bytearray | memoryview,
-    *,
-    max_problems: int | None = None,
-    fail_fast: bool = False,
-) -> Any: ...
-def loads(
-    tp: Any,
-    data: str | bytes | bytearray | memoryview,
-    *,
-    max_problems: int | None = None,
-    fail_fast: bool = False,
-) -> Any:
+) -> T:
     """Parse one JSON document as the wire type ``tp``, accepting exactly what phi-core accepts.
+
+    ``tp`` is a type expression (PEP 747's ``TypeForm``): a model class, a union alias such as
+    ``AgentEvent``, or a form of them such as ``list[Message]``; a type checker gives the result
+    that type.
 
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
     To bound the cost of an invalid document: ``max_problems`` lists at most that many problems
     (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
     invalid item only (same verdict; the problems after it are not looked for).
     """
-    value = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
+    value: T = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
     if value is not NOT_VOUCHED:
         return value
     name = type_name(tp)
@@ -230,7 +226,7 @@ def _serialization_problem(error: PydanticSerializationError) -> str:
     return f"cannot be written as phi-core writes it: {detail[:300]}"
 
 
-def dumps(obj: Any, pretty: bool = False) -> str:
+def dumps(obj: Writable, pretty: bool = False) -> str:
     """The text phi-core writes for ``obj``: compact like ``serde_json::to_string``, or with
     ``pretty=True`` like ``to_writer_pretty`` (what ``save_session`` writes; no trailing newline).
 
@@ -249,4 +245,4 @@ def dumps(obj: Any, pretty: bool = False) -> str:
     return dumped.decode("utf-8")
 
 
-__all__ = ["WireError", "adapter", "dumps", "json_syntax_error", "loads"]
+__all__ = ["WireError", "Writable", "adapter", "dumps", "json_syntax_error", "loads"]

@@ -247,7 +247,7 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
     value, lines, losses = _loaded(source, recognised.format)
     try:
         if recognised.format == "phi-core" and target == "operator-use" and isinstance(value, list):
-            result: Conversion = to_session_file(value)  # how Operator-Use stores messages
+            result: Conversion[Any] = to_session_file(value)  # how Operator-Use stores messages
         else:
             result = convert(value, source=recognised.format, target=target)
     except UnsupportedConversion as error:

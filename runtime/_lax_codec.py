@@ -25,7 +25,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ._codec import adapter, type_name
+from ._codec import Writable, adapter, type_name
 from .errors import Problem, WireError, describe_value, json_syntax_error
 from .operator_use_base import SessionFileLines
 from .pointer import escape
@@ -129,7 +129,7 @@ def _read_session_file(item: Any, raw: bytes, name: str) -> SessionFileLines:
     return session
 
 
-def dumps(obj: Any, *, exclude_none: bool | None = None) -> str:
+def dumps(obj: Writable, *, exclude_none: bool | None = None) -> str:
     """The text Operator-Use writes for ``obj``: ``model_dump_json(exclude_none=True)``.
 
     A session line read from a file that ``fork_from`` wrote is written the way it was (None
