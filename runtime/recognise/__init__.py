@@ -12,7 +12,9 @@ its type or None; ``claim(document)``: ``(type, certain)``): ``phi_core``, ``ope
 ``clark_agent``, and, only to name them, two formats phi-wire does not speak yet, ``pi`` (pi-ai,
 pi-agent-core, pi-coding-agent) and ``yoagent`` (0.13 and later). A claim is *certain* when the
 document holds something only that format writes, *possible* when other formats write the same
-JSON. Only a format's ``loads`` judges whether the document is valid.
+JSON. Only a format's ``loads`` judges whether the document is valid. Every JSON value gets an
+answer, never an exception: a tag (``type``, ``role``, ``kind``) that is not a string (an array,
+an object, a number...) names no variant, and every recogniser reads tags so (``_tags.tag_of``).
 
 The formats are tried in the order ``ORDER``; a certain claim beats a possible one, and among
 claims of the same kind the earlier format wins. The overlaps this order settles, deliberately:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._tags import tag_of
 from ._units import unit_enum
 
 __all__ = ["TAGGED", "UNIT_ENUMS", "claim", "recognise"]
@@ -258,10 +259,12 @@ Operator-Use's messages (phi-core's events have ``tool_call_id`` too, but Pascal
 
 
 def _tagged(document: dict[str, Any], tag_key: str) -> Claim | None:
-    tag_value = document[tag_key]
-    found = TAGGED[tag_key].get(tag_value) if isinstance(tag_value, str) else None
+    tag_value = tag_of(document, tag_key)
+    if tag_value is None:
+        return None
+    found = TAGGED[tag_key].get(tag_value)
     if found is None:
-        if isinstance(tag_value, str) and tag_key == "type" and tag_value.startswith("reasoning."):
+        if tag_key == "type" and tag_value.startswith("reasoning."):
             return "ReasoningItem", False  # OpenRouter's item types are open-ended
         return None
     if not found[1] <= document.keys():
@@ -344,7 +347,7 @@ def _object(document: dict[str, Any]) -> Claim | None:
     if (
         isinstance(payload, dict)
         and {"seq", "schema_version", "recorded_at_unix_ms"} & keys
-        and payload.get("kind") in TAGGED["kind"]
+        and tag_of(payload, "kind") in TAGGED["kind"]
     ):
         return "TrajectoryRecord", False
     return _message_by_keys(document)
@@ -363,7 +366,7 @@ def _message_by_keys(document: dict[str, Any]) -> Claim | None:
     keys = document.keys()
     if not keys <= _MESSAGE_KEYS:
         return None
-    if document.get("role") in _OWN_ROLES or _OWN_MESSAGE_KEYS & keys:
+    if tag_of(document, "role") in _OWN_ROLES or _OWN_MESSAGE_KEYS & keys:
         return "AgentMessage", False
     return None
 

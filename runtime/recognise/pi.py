@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._tags import tag_of
+
 __all__ = ["PI_ONLY_KEYS", "claim", "describe", "recognise"]
 
 PI_ONLY_KEYS = frozenset(
@@ -173,14 +175,16 @@ def _content(content: Any) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and all(
-        isinstance(block, dict) and _BLOCKS.get(str(block.get("type")), {""}) <= block.keys()
+        isinstance(block, dict) and _BLOCKS.get(tag_of(block, "type") or "", {""}) <= block.keys()
         for block in content[:64]
     )
 
 
 def _message(document: dict[str, Any]) -> Claim | None:
-    role = document.get("role")
-    needed = _OWN_ROLES.get(role)  # type: ignore[arg-type]
+    role = tag_of(document, "role")
+    if role is None:
+        return None
+    needed = _OWN_ROLES.get(role)
     if needed is not None:
         return ("AgentMessage", True) if needed <= document.keys() else None
     if role not in _ROLES or not _content(document.get("content")):
@@ -217,8 +221,8 @@ def claim(document: Any) -> Claim | None:
     if not isinstance(document, dict):
         return None
     keys = document.keys()
-    tag = document.get("type")
-    if isinstance(tag, str):
+    tag = tag_of(document, "type")
+    if tag is not None:
         if tag in _ENTRY_TAGS and _entry(document):
             return ("SessionHeader" if tag == "session" else "SessionEntry"), True
         if tag in _EVENT_TAGS:
