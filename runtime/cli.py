@@ -372,7 +372,7 @@ def summarize(
             f"{label}: {plural(count, 'file')}" for label, count in formats.items()
         )
     else:
-        named = ", " + (next(iter(formats)) if formats else f"phi-core {run.version}")
+        named = ", " + (next(iter(formats)) if formats else run.label)
     output.line(
         f"{plural(tally.files, 'file')}, {plural(tally.documents, 'document')}: "
         f"{', '.join(counts)}; {tally.bytes:,} bytes in {elapsed:.2f} s "

@@ -202,6 +202,14 @@ class Validation:
         return self.settings.format
 
     @property
+    def label(self) -> str:
+        """The format and version the run judges by when no document names one: the format
+        given (``clark-agent 0.4``, ``operator-use d0da87a6``), or with ``AUTO`` phi-core's
+        (``phi-core 0.10``); what a summary names when nothing was judged."""
+        format = HOME_FORMAT if self.format == AUTO else self.format
+        return find(self.version, format).label
+
+    @property
     def total_bytes(self) -> int:
         """The bytes the named regular files hold (stdin and FIFOs not counted; gzip:
         uncompressed)."""
