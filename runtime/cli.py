@@ -85,7 +85,9 @@ Limits: at most --max-problems problems are reported per document (default
 {DEFAULT_MAX_PROBLEMS}; a further line counts the rest), and a document (a .json file or one
 line) larger than --max-document-bytes (default {DEFAULT_MAX_DOCUMENT_BYTES // 1024 // 1024}M)
 is not judged, which is an input error. A document that cannot be JSON from its first byte is
-rejected there.
+rejected there. Empty input: a file that is empty or only whitespace (whatever its name) is one
+document that is not JSON, and so is a blank line in a JSONL file: invalid, as serde_json rejects
+an empty text; standard input that sends nothing is nothing to validate.
 
 --strict also flags what the implementation accepts but never writes, and, for a pi-ai message
 phi-core reads, each key phi-core would drop (api, cost, errorMessage, thinkingSignature...).

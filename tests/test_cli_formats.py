@@ -259,10 +259,8 @@ NOT_THEIR_OWN: dict[str, dict[str, tuple[str, str]]] = {
         "rejected/Content/Content.unknown_tag_camel.input.json": ("phi-core", SAME_AS_PHI_CORE),
         "rejected/Role/Role.reject_human.input.json": ("phi-core", NAMES_NONE),
         "rejected/Role/Role.reject_toolResult.input.json": ("phi-core", NAMES_NONE),
-        "rejected/SessionFile/SessionFile.empty.input.jsonl": (
-            "",
-            "an empty file: no document, no format",
-        ),
+        # an empty file is one document, which is not JSON, whatever its name (issue 17)
+        "rejected/SessionFile/SessionFile.empty.input.jsonl": ("phi-core", NAMES_NONE),
         "rejected/SessionFile/SessionFile.pi_coding_agent_v3.input.jsonl": ("pi", PI),
         "rejected/SessionFileEntry/Entry.array_line.input.json": ("phi-core", NAMES_NONE),
         "rejected/SessionFileEntry/Entry.blank_line.input.json": ("phi-core", NAMES_NONE),

@@ -13,6 +13,11 @@ and its documents in chunks of whole lines, in bounded memory whatever the input
   byte, without reading it further into memory.
 * A regular file that ends before the size it had when opened (truncated during the run) is
   reported, so the documents it lost are not silently missing.
+* Empty input, one rule: empty text where a document belongs is one document, which is not JSON
+  (serde_json rejects it: "EOF while parsing a value"). A file that is empty or only whitespace,
+  whatever its name says (``.json`` or ``.jsonl``), is one such document; so is a blank line
+  among a JSONL file's lines. Standard input that sends nothing is no input at all (nothing to
+  validate).
 """
 
 from __future__ import annotations
@@ -336,6 +341,22 @@ def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Ite
             yield _failed(name, 0, str(error))
             return
         named = named_layout(name)
+        empty = False
+        try:
+            if not head.strip(_BLANKS):  # whitespace so far: is there more after it?
+                more = source.read(block)
+                empty, head = not more, head + more
+        except InputError as error:
+            yield FileStart(name, named or LINES, named, source.gzip)
+            yield _failed(name, 0, str(error))
+            return
+        if empty:  # one rule, whatever the name says: one document, which is not JSON
+            yield FileStart(name, named or LINES, named, source.gzip)
+            if name == "-":
+                yield _failed(name, 0, "nothing to validate: nothing came on standard input")
+            else:
+                yield Chunk(name, 1, head, False)
+            return
         layout, plan = _layout_and_plan(named, head, settings)
         yield FileStart(name, layout, named, source.gzip, plan)
         note = layout_note(name, layout, named)
