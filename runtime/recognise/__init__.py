@@ -55,6 +55,7 @@ __all__ = [
     "Recognised",
     "candidates",
     "fits",
+    "names_type",
     "parse",
     "recognise",
     "recognise_documents",
@@ -227,6 +228,20 @@ def type_in(format: str, document: Any) -> str:
         return phi_core.detect_type(document)
     found = _CLAIMS[format](document)
     return found[0] if found is not None else FALLBACK_TYPES[format]
+
+
+def names_type(format: str, document: Any) -> bool:
+    """Whether ``document`` (parsed JSON) names its own type in ``format`` (one phi-wire
+    speaks): a key detection goes by (phi-core: ``type``, ``role``, ``session_id``...), or the
+    shape of one of the format's types; an array, when its items do. When it does not,
+    ``type_in`` gives the format's fallback type: a guess."""
+    if _CLAIMS[format](document) is not None:
+        return True
+    if isinstance(document, dict):
+        return format == "phi-core" and not phi_core.MARKERS.isdisjoint(document)
+    if isinstance(document, list) and document:
+        return all(names_type(format, item) for item in document[:LIST_ITEMS_CHECKED])
+    return False
 
 
 def _item_type(format: str, item: Any) -> str | None:

@@ -30,7 +30,7 @@ not judged (an ``INPUT`` record) and never held in memory whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.recognise.phi_core import detect_raw as detect
@@ -55,6 +55,7 @@ from ._records import (
     Tally,
     display_name,
 )
+from ._select import Selection
 from ._walk import DOCUMENT, LINES, SKIPPED_FOLDERS, Walk, named_layout
 
 __all__ = [
@@ -73,10 +74,12 @@ __all__ = [
     "InputError",
     "Judged",
     "Record",
+    "Selection",
     "Settings",
     "Tally",
     "UnknownType",
     "Validation",
+    "Walk",
     "default_jobs",
     "default_version",
     "detect",
@@ -176,13 +179,14 @@ class Validation:
         jobs: int,
         all_folders: bool,
         on_progress: Callable[[int], None] | None,
+        selection: Selection | None = None,
     ) -> None:
         self.paths = list(paths)
         self.settings = settings
         self.jobs = jobs
         self.on_progress = on_progress
         """Called with the bytes of each chunk of input as it is done."""
-        self.walk = Walk(self.paths, all_folders)
+        self.walk = Walk(self.paths, all_folders, selection)
         self.names = self.walk.names
         """The files to read, in order (``-``: stdin)."""
         self.tally = Tally()
@@ -278,6 +282,8 @@ def validate(
     max_problems: int = DEFAULT_MAX_PROBLEMS,
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
     all_folders: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
     on_progress: Callable[[int], None] | None = None,
 ) -> Validation:
     """Judge the documents in ``paths`` (files, folders, ``-`` for stdin) as their
@@ -292,8 +298,11 @@ def validate(
     flags what the implementation accepts but never writes (and, for a pi-ai message phi-core
     reads, each key phi-core drops); ``jobs`` worker processes; ``max_problems`` problems per
     document at most; ``max_document_bytes`` the size limit of one document; ``all_folders``
-    also walks hidden and vendored folders; ``on_progress(bytes)`` is called as each chunk of
-    input is done.
+    also walks hidden and vendored folders; ``include`` and ``exclude`` are glob patterns that
+    choose the files read under the folders named (``Selection``: a pattern without ``/``
+    matches a file's or folder's name at any depth, one with ``/`` the path from the folder
+    named, ``**`` any number of folders; files named are always read); ``on_progress(bytes)`` is
+    called as each chunk of input is done.
 
     Nothing in the inputs raises: a path that does not exist, a file that cannot be read, a
     document over the limit are ``INPUT`` records. Bad arguments raise ``ValueError``:
@@ -328,4 +337,5 @@ def validate(
         if count < 1:
             raise ValueError(f"{label} must be at least 1, not {count}")
     settings = Settings(entry.version, type, strict, max_problems, max_document_bytes, format)
-    return Validation(paths, settings, jobs, all_folders, on_progress)
+    selection = Selection(include, exclude)
+    return Validation(paths, settings, jobs, all_folders, on_progress, selection)

@@ -31,6 +31,7 @@ from phi_wire.recognise import (
     SPOKEN,
     Recognised,
     fits,
+    names_type,
     parse,
     phi_core,
     pi,
@@ -578,10 +579,32 @@ def _rejected(
         )
         for where, problem in zip(lines, problems, strict=True)
     ]
+    if records and not settings.forced and _guessed(own, raw, name):
+        first = records[0]
+        records[0] = first._replace(message=f"{first.message} ({_GUESSED.format(name)})")
     more = _more(error.omitted, settings.max_problems, big, problems)
     if more:
         records.append(_more_record(own, chunk, line, name, more, error.omitted))
     return records
+
+
+_GUESSED = (
+    "judged as {} by guess: nothing in the document names a type; --type names one, --exclude "
+    "leaves out such files"
+)
+
+
+def _guessed(own: Reader, raw: bytes, name: str) -> bool:
+    """Whether a rejected document was judged as its format's fallback type because nothing in
+    it names one (a JSON document that is no document of the format: a manifest, a package.json,
+    a bare id), rather than as the type its keys name."""
+    if name != own.fallback_type:
+        return False
+    try:
+        document = parse(raw)
+    except (ValueError, RecursionError):
+        return False  # not JSON at all: that is what is wrong, whatever the type
+    return not names_type(own.format, document)
 
 
 def _utf8_said(message: str, raw: bytes) -> str:
