@@ -199,14 +199,16 @@ def _recognised(source: Input, given: str | None) -> Recognised:
     return found
 
 
-def _problem(source: Input, line: int, text: bytes, error: WireError) -> ConvertError:
-    """One line naming the file, the line and the first problem (its JSON pointer)."""
+def _problem(source: Input, line: int, text: bytes, error: WireError, format: str) -> ConvertError:
+    """One line naming the file, the line and the first problem (its JSON pointer), in the words
+    ``phi-wire validate`` uses (a lone surrogate escape named as such)."""
+    from .validate import explained, line_of
+
     where = line + (error.line - 1 if error.line else 0)
     if not error.line and not source.lines and error.pointer:
-        from .validate import line_of
-
         where = line_of(text.decode("utf-8", "replace"), error.pointer)
-    return ConvertError(f"{source.name}:{where}: {error}")
+    message = explained(str(error), text, serde=format != "operator-use")
+    return ConvertError(f"{source.name}:{where}: {message}")
 
 
 def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str, Loss]]]:
@@ -219,7 +221,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         try:
             session = module.loads(module.SessionFile, text)
         except module.WireError as error:
-            raise _problem(source, 1, text, error) from None
+            raise _problem(source, 1, text, error, format) from None
         skipped = {error.line for error in session.skipped}
         lines = [number for number, _ in source.documents if number not in skipped]
         losses = [
@@ -237,7 +239,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         try:
             values.append(module.loads(tp, text))
         except module.WireError as error:
-            raise _problem(source, line, text, error) from None
+            raise _problem(source, line, text, error, format) from None
     if not source.lines:
         return values[0], [1], []
     return values, [line for line, _ in source.documents], []

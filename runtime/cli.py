@@ -62,6 +62,10 @@ session file (a JSONL file of its session entries) is one document, read as Oper
 each line it would skip is a problem at that line. JSON that looks like pi's (pi-ai,
 pi-agent-core, pi-coding-agent) or yoagent's (0.13 and later), which phi-wire does not speak yet,
 is named: valid if phi-core reads it, not judged if not. Nothing that names a format: phi-core.
+JSON that several formats write alike (a text block, {{"type": "agent_start"}}, "stop") is judged
+as the fitting format the other files of its folder show most (else the first in the order:
+phi-core, Operator-Use, clark-agent, pi, yoagent), and the others are named: clark-agent 0.4 (also
+fits pi).
 --format phi-core|clark-agent|operator-use judges every document as that format, --version picks
 its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
 d0da87a6, the default, or d1cdaad8).

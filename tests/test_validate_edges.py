@@ -316,3 +316,147 @@ def test_convert_takes_a_folder_and_the_same_patterns(
     assert code == 2 and "nothing to convert: --include/--exclude left out every file" in err
     code, out_text, _ = run(capsys, "convert", "--help")
     assert "--include GLOB" in out_text and "--exclude GLOB" in out_text
+
+
+# --- defect 7: JSON several formats write is named so, and takes its folder's format ------------
+
+CALLED_CLARK_AGENT = [
+    "AgentEvent/AgentEvent.agent_start.basic.json",
+    "AgentEvent/AgentEvent.turn_start.basic.json",
+    "AgentEvent/AgentEvent.message_end.user.json",
+    "Message/Message.user.string_content.json",
+    "Message/Message.user.empty_string_content.json",
+    "AgentToolResult/AgentToolResult.result.echo.ok_2.json",
+]
+"""The pi fixtures the issue found called "clark-agent 0.4: 1 valid"."""
+
+
+@pytest.mark.parametrize("version", ["0.73.1", "1.5.2"])
+def test_no_pi_document_is_called_clark_agent(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    """pi's valid fixtures are pi's: none is judged as clark-agent (JSON clark-agent writes the
+    same way takes the format of its folder, pi's); pi is not spoken yet, so those phi-core
+    cannot read are not judged, with a reason naming pi."""
+    from corpus import fixtures_root
+
+    from phi_wire.validate import validate
+
+    base = fixtures_root() / "pi" / version / "valid"
+    run_ = validate([str(base)])
+    records = list(run_)
+    called = {f.file: f for f in run_.files if "clark-agent" in {j.format for j in f.judged}}
+    assert not called, sorted(called)
+    if version == "0.73.1":
+        for name in CALLED_CLARK_AGENT:
+            summary = next(f for f in run_.files if f.file == str(base / name))
+            assert summary.format == "pi" and summary.unjudged == 1, (name, summary.label)
+            assert "clark-agent" in summary.judged[0].also, (name, summary.judged)
+            said = [r.message for r in records if r.file == str(base / name)]
+            assert said and all("phi-wire does not speak pi yet" in m for m in said), said
+    code, out, _ = run(capsys, "validate", str(base))
+    assert code == 2 and "clark-agent 0.4:" not in out, out[-2000:]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+AGENT_START = '{"type":"agent_start"}'
+PI_EVENT = '{"type":"tool_execution_start","toolCallId":"c","toolName":"echo","args":{"text":"hi"}}'
+CLARK_EVENT = (
+    '{"type":"tool_execution_start","tool_call_id":"c","tool_name":"echo","args":{"text":"hi"}}'
+)
+
+
+def test_a_file_several_formats_could_have_written_says_which(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Alone in its folder, pi-agent-core's and clark-agent's ``{"type":"agent_start"}`` is judged
+    as clark-agent (the order), and the summary and the JSON records say pi fits too."""
+    path = write(tmp_path / "alone" / "start.json", AGENT_START)
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 0 and out.splitlines()[-1].endswith("clark-agent 0.4 (also fits pi))"), out
+    code, out, _ = run(capsys, "validate", "--output-format", "json", str(path))
+    records = [json.loads(line) for line in out.splitlines()]
+    (file,) = [r["file"] for r in records if "file" in r and isinstance(r["file"], dict)]
+    assert file["format"] == "clark-agent" and file["formats"][0]["also"] == ["pi"], file
+    assert records[-1]["summary"]["formats"] == {"clark-agent 0.4 (also fits pi)": 1}
+
+
+def test_a_file_several_formats_could_have_written_takes_its_folders_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Beside files that are certainly pi's, the same file is pi's (not judged: phi-wire does not
+    speak pi); beside clark-agent's, clark-agent's; a JSONL file of such lines likewise. Files
+    named one by one are weighed by their folder too."""
+    pi_start = write(tmp_path / "pi" / "start.json", AGENT_START)
+    write(tmp_path / "pi" / "tool.json", PI_EVENT)
+    pi_lines = write(tmp_path / "pi" / "starts.jsonl", AGENT_START + "\n" + AGENT_START + "\n")
+    clark_start = write(tmp_path / "clark" / "start.json", AGENT_START)
+    write(tmp_path / "clark" / "tool.json", CLARK_EVENT)
+    for paths in ([tmp_path], [pi_start, pi_lines, clark_start]):
+        from phi_wire.validate import validate
+
+        run_ = validate([str(path) for path in paths])
+        list(run_)
+        files = {f.file: f for f in run_.files}
+        for ambiguous in (pi_start, pi_lines):
+            judged = files[str(ambiguous)].judged
+            assert [(j.format, j.also) for j in judged] == [("pi", ("clark-agent",))], judged
+            assert files[str(ambiguous)].unjudged == files[str(ambiguous)].documents
+        judged = files[str(clark_start)].judged
+        assert [(j.format, j.also) for j in judged] == [("clark-agent", ("pi",))], judged
+        assert files[str(clark_start)].valid == 1
+    code, out, err = run(capsys, "validate", str(pi_start))
+    assert code == 2 and "looks like a pi-agent-core event" in err, err
+    assert out.splitlines()[-1].endswith("pi (not judged; also fits clark-agent))"), out
+
+
+# --- defect 7: a lone surrogate escape is named -------------------------------------------------
+
+
+def test_a_lone_surrogate_is_named_with_serde_jsons_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """pi writes JavaScript strings, lone surrogate escapes included: phi-core's serde rejects
+    them in its words ("unexpected end of hex escape", at the byte after the escape), which the
+    report keeps, after naming the escape and where it starts. A pair, or an escaped backslash
+    before ``ud800``, is no lone surrogate."""
+    from corpus import fixtures_root
+
+    special = fixtures_root() / "pi/0.73.1/valid/Content/Content.text.special_chars.json"
+    code, out, _ = run(capsys, "validate", "--format", "phi-core", str(special))
+    assert code == 1 and out.splitlines()[0] == (
+        f"{special}:1: AgentEvent /: invalid JSON: lone surrogate \\ud800 at line 1 column 139: "
+        "a UTF-16 surrogate escape must be one of a pair (serde_json: unexpected end of hex "
+        "escape at line 1 column 145)"
+    ), out
+    event = '{"type":"InputRejected","loop_id":"l","reason":"%s"}'
+    path = write(
+        tmp_path / "surrogates.jsonl",
+        "\n".join(
+            event % reason
+            for reason in (
+                "\\ud83d\\ude00 a pair, then a lone low half: \\udc00",
+                "\\\\ud800 is text; \\ud800\\u0041 a high half before another escape",
+                "\\ud83d\\ude00 a pair only",
+            )
+        )
+        + "\n",
+    )
+    code, out, _ = run(capsys, "validate", "--type", "AgentEvent", str(path))
+    lines = out.splitlines()
+    assert code == 1 and "3 documents: 1 valid, 2 invalid" in lines[-1], out
+    first = event % "\\ud83d\\ude00 a pair, then a lone low half: \\udc00"
+    column = first.index("\\udc00") + 1
+    assert lines[0] == (
+        f"{path}:1: AgentEvent /: invalid JSON: lone surrogate \\udc00 at line 1 column "
+        f"{column}: a UTF-16 surrogate escape must be one of a pair (serde_json: lone leading "
+        f"surrogate in hex escape at line 1 column {column + 5})"
+    ), out
+    second = event % "\\\\ud800 is text; \\ud800\\u0041 a high half before another escape"
+    column = second.index("\\ud800\\u0041") + 1
+    assert f"lone surrogate \\ud800 at line 1 column {column}: " in lines[1], out

@@ -179,9 +179,12 @@ _MESSAGE_FIELDS = ("message", "partial", "assistant")
 _MESSAGE_LISTS = ("messages", "before", "after", "tool_results", "new_messages")
 
 
-_POSSIBLE_TAGS = frozenset({("type", "agent_start"), ("type", "turn_start"), ("type", "text")})
+_POSSIBLE_TAGS = frozenset(
+    {("type", "agent_start"), ("type", "turn_start"), ("type", "text"), ("role", "system")}
+)
 """Tagged variants whose JSON other formats write the same way (pi-agent-core's field-less events,
-a text block); the other tags and keys are clark-agent's own."""
+a text block, pi 1.x's system message of a string); the other tags and keys are clark-agent's
+own."""
 _CARRIERS = frozenset({"agent_end", "turn_end", "message_start", "message_end"})
 """Events that are clark-agent's only when the messages they carry are (pi's have the same
 snake_case names, with pi messages inside)."""
@@ -205,8 +208,9 @@ _MESSAGE_KEYS = frozenset(
 _OWN_MESSAGE_KEYS = frozenset({"stop_reason", "tool_call_id", "tool_name", "narration", "payload"})
 """Keys of clark-agent's messages that phi-core's, pi's and Operator-Use's messages never have."""
 _OWN_ROLES = frozenset({"system", "tool_result", "custom"})
-"""Roles phi-core's and pi's messages do not have (Operator-Use's system and custom messages
-have other keys: ``contents``, ``custom_type``)."""
+"""Roles phi-core's and pi 0.73's messages do not have (Operator-Use's system and custom messages
+have other keys: ``contents``, ``custom_type``; pi 1.x's system message is clark-agent's JSON,
+which its tag says: ``_POSSIBLE_TAGS``)."""
 Claim = tuple[str, bool]
 
 

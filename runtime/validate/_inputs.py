@@ -31,8 +31,19 @@ from typing import BinaryIO, NamedTuple
 
 from phi_wire.recognise import Recognised, parse
 
-from ._plan import SESSION, plan_lines
-from ._records import INPUT, NOTE, PROBLEM, FileStart, InputError, Record, Settings, Verdict
+from ._folder import settled
+from ._plan import SESSION, first_documents, plan_lines
+from ._records import (
+    AUTO,
+    INPUT,
+    NOTE,
+    PROBLEM,
+    FileStart,
+    InputError,
+    Record,
+    Settings,
+    Verdict,
+)
 from ._walk import DOCUMENT, LINES, named_layout
 
 __all__ = [
@@ -303,21 +314,24 @@ def peek_layout(
         with Source(name) as source:
             head = source.read(_block_bytes(settings))
             named = named_layout(name)
-            layout, plan = _layout_and_plan(named, head, settings)
+            layout, plan = _layout_and_plan(name, named, head, settings)
             return layout, named, source.gzip, plan
     except InputError:
         return None
 
 
 def _layout_and_plan(
-    named: str | None, head: bytes, settings: Settings
+    name: str, named: str | None, head: bytes, settings: Settings
 ) -> tuple[str, Recognised | None]:
-    """The layout of a file and, for JSONL, the format its first lines have (``_plan``); an
+    """The layout of a file and, for JSONL, the format its first lines have (``_plan``; when
+    other formats' JSON is the same, the one its folder shows most: ``_folder``); an
     Operator-Use session file is one document (``SESSION``)."""
     layout = recognise_layout(named, head)
     if layout != LINES:
         return layout, None
     plan = plan_lines(head, settings)
+    if settings.format == AUTO:
+        plan = settled(plan, name, lambda: first_documents(head), lines=True)
     if plan is not None and plan.format == "operator-use" and plan.type == "SessionFile":
         return SESSION, plan
     return layout, plan
@@ -357,7 +371,7 @@ def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Ite
             else:
                 yield Chunk(name, 1, head, False)
             return
-        layout, plan = _layout_and_plan(named, head, settings)
+        layout, plan = _layout_and_plan(name, named, head, settings)
         yield FileStart(name, layout, named, source.gzip, plan)
         note = layout_note(name, layout, named)
         if note is not None:

@@ -169,14 +169,21 @@ class Judged(NamedTuple):
     how: str
     """``recognised`` (from their tags and keys), ``given`` (``--format``) or ``default``
     (nothing in them names a format: phi-core)."""
+    also: tuple[str, ...] = ()
+    """The other formats whose JSON they are too (nothing in them is only this format's; their
+    folder's files may have settled it: ``_folder``), which could have written them."""
 
     @property
     def label(self) -> str:
-        """``clark-agent 0.4``; ``pi (read as phi-core 0.10)``; ``pi (not judged)``."""
+        """``clark-agent 0.4``; ``pi (read as phi-core 0.10)``; ``pi (not judged)``;
+        ``clark-agent 0.4 (also fits pi)``."""
         own = " ".join(part for part in (self.format, self.version) if part)
-        if self.reader == own:
-            return own
-        return f"{own} ({f'read as {self.reader}' if self.reader else 'not judged'})"
+        notes = []
+        if self.reader != own:
+            notes.append(f"read as {self.reader}" if self.reader else "not judged")
+        if self.also:
+            notes.append("also fits " + ", ".join(self.also))
+        return f"{own} ({'; '.join(notes)})" if notes else own
 
 
 class Verdict(NamedTuple):
