@@ -460,3 +460,33 @@ def test_a_lone_surrogate_is_named_with_serde_jsons_words(
     second = event % "\\\\ud800 is text; \\ud800\\u0041 a high half before another escape"
     column = second.index("\\ud800\\u0041") + 1
     assert f"lone surrogate \\ud800 at line 1 column {column}: " in lines[1], out
+
+
+def test_a_folder_is_looked_at_once_per_run_and_boundedly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder rule's work is bounded: a folder's files are looked at once per run, however
+    many ambiguous files it holds, and at most ``FOLDER_FILES`` of them (counted, not timed); a
+    new run looks again (the files may have changed)."""
+    import phi_wire.validate._folder as folder_rule
+    from phi_wire.validate import validate
+
+    for index in range(folder_rule.FOLDER_FILES + 40):
+        write(tmp_path / f"tool{index:03}.json", PI_EVENT)
+    for index in range(3):
+        write(tmp_path / f"start{index}.json", AGENT_START)
+    looked_at: list[str] = []
+    claim = folder_rule._file_claim
+
+    def counted(path: str) -> object:
+        looked_at.append(path)
+        return claim(path)
+
+    monkeypatch.setattr(folder_rule, "_file_claim", counted)
+    for _ in range(2):
+        looked_at.clear()
+        run_ = validate([str(tmp_path)])
+        list(run_)
+        starts = [f for f in run_.files if Path(f.file).name.startswith("start")]
+        assert [f.format for f in starts] == ["pi"] * 3
+        assert len(looked_at) == len(set(looked_at)) == folder_rule.FOLDER_FILES

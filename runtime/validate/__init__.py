@@ -38,6 +38,7 @@ from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.recognise.phi_core import detect_raw as detect
 
 from ._fastpath import fast_path_for
+from ._folder import forget_folders
 from ._inputs import input_size
 from ._locate import line_of
 from ._parallel import default_jobs, judge_files
@@ -225,6 +226,7 @@ class Validation:
 
     def __iter__(self) -> Iterator[Record]:
         tally = self.tally
+        forget_folders()
         for record in self.walk.records:
             yield self._counted(record)
         if not self.settings.strict:

@@ -9,7 +9,7 @@ whose JSON most of them have, then ``ORDER``. The formats it did not take stay n
 could have written it (``also``). Only the files directly in the same folder count, looked at as
 recognition looks at a file (a JSON document whole, a JSONL file by its first lines), at most
 ``FOLDER_FILES`` of them and ``FOLDER_HEAD_BYTES`` of each (gzip: inflated): the work is bounded,
-and done once per folder per process, only when an ambiguous file is met.
+and done once per folder per run and process, only when an ambiguous file is met.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from phi_wire.recognise import (
 from ._plan import first_documents
 from ._walk import is_json_name
 
-__all__ = ["FOLDER_FILES", "FOLDER_HEAD_BYTES", "folder_claims", "settled"]
+__all__ = ["FOLDER_FILES", "FOLDER_HEAD_BYTES", "folder_claims", "forget_folders", "settled"]
 
 FOLDER_FILES = 256
 """The files of a folder looked at (the first, by name)."""
@@ -114,6 +114,12 @@ def folder_claims(folder: str) -> FolderClaims:
         if found is not None:
             claims.add(found)
     return claims
+
+
+def forget_folders() -> None:
+    """Forget what folders were found to hold (at the start of a run: their files may have
+    changed since the last run in this process)."""
+    folder_claims.cache_clear()
 
 
 def settled(
