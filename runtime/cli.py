@@ -4,8 +4,10 @@ convert it from one format to another, print schemas, list wire types.
     phi-wire validate PATH... [--format auto|phi-core|clark-agent|operator-use] [--version V]
                               [--type T] [--output-format text|json] [--strict]
                               [--max-errors N] [--max-problems N] [--max-document-bytes N]
-                              [--all-folders] [--quiet] [--jobs N]
+                              [--all-folders] [--include GLOB] [--exclude GLOB] [--quiet]
+                              [--jobs N]
     phi-wire convert IN... --to FORMAT [--from FORMAT] [-o OUT] [--fail-on-loss] [-v]
+                           [--include GLOB] [--exclude GLOB]
     phi-wire schema T [--format F] [--version V]
     phi-wire types [--format F] [--version V]
     phi-wire schema-diff OLD NEW [--output-format text|json]
@@ -60,6 +62,10 @@ session file (a JSONL file of its session entries) is one document, read as Oper
 each line it would skip is a problem at that line. JSON that looks like pi's (pi-ai,
 pi-agent-core, pi-coding-agent) or yoagent's (0.13 and later), which phi-wire does not speak yet,
 is named: valid if phi-core reads it, not judged if not. Nothing that names a format: phi-core.
+JSON that several formats write alike (a text block, {{"type": "agent_start"}}, "stop") is judged
+as the fitting format the other files of its folder show most (else the first in the order:
+phi-core, Operator-Use, clark-agent, pi, yoagent), and the others are named: clark-agent 0.4 (also
+fits pi).
 --format phi-core|clark-agent|operator-use judges every document as that format, --version picks
 its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
 d0da87a6, the default, or d1cdaad8).
@@ -73,6 +79,8 @@ starting with a dot, such as .git or .venv) and vendored folders
 skipped unless --all-folders is given. A folder with nothing to read, a path that does not exist
 or a file that cannot be read is an error.
 
+{{SELECTION}}
+
 Each problem is printed as one line, file:line: Type Variant /json/pointer: what was expected,
 what was found (with the format's name first when it is not phi-core), then a summary. The type
 of each document is recognised from its keys, whatever their order (phi-core: session_id and
@@ -85,7 +93,9 @@ Limits: at most --max-problems problems are reported per document (default
 {DEFAULT_MAX_PROBLEMS}; a further line counts the rest), and a document (a .json file or one
 line) larger than --max-document-bytes (default {DEFAULT_MAX_DOCUMENT_BYTES // 1024 // 1024}M)
 is not judged, which is an input error. A document that cannot be JSON from its first byte is
-rejected there.
+rejected there. Empty input: a file that is empty or only whitespace (whatever its name) is one
+document that is not JSON, and so is a blank line in a JSONL file: invalid, as serde_json rejects
+an empty text; standard input that sends nothing is nothing to validate.
 
 --strict also flags what the implementation accepts but never writes, and, for a pi-ai message
 phi-core reads, each key phi-core would drop (api, cost, errorMessage, thinkingSignature...).
@@ -99,6 +109,19 @@ Speed: documents in the form phi-core writes are recognised by a compiled expres
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
 all documents under --strict, are judged by the models themselves.
 """
+
+
+SELECTION_HELP = """\
+--include GLOB and --exclude GLOB (each may be given several times) choose the files read under the
+folders named; a file named on the command line is always read. A path is matched as it stands under
+the folder named, with / between names (under corpus/, the file corpus/pi/valid/a.json is
+pi/valid/a.json). A pattern without a / matches a file's or a folder's own name at any depth
+(manifest.json, *.schema.json, rejected); a pattern with a / matches the whole path from the folder
+named (pi/*/valid, **/streams/*.jsonl). *, ? and [...] match within one name (case-sensitive), **
+any number of folders; a pattern ending in / matches folders only. A pattern that matches a folder
+matches all it holds. --exclude leaves out what matches; with --include, only the files that match
+one of its patterns are read; exclusion wins."""
+VALIDATE_HELP = VALIDATE_HELP.replace("{SELECTION}", SELECTION_HELP)
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
@@ -261,6 +284,8 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
             max_problems=args.max_problems,
             max_document_bytes=args.max_document_bytes,
             all_folders=args.all_folders,
+            include=args.include,
+            exclude=args.exclude,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -372,7 +397,7 @@ def summarize(
             f"{label}: {plural(count, 'file')}" for label, count in formats.items()
         )
     else:
-        named = ", " + (next(iter(formats)) if formats else f"phi-core {run.version}")
+        named = ", " + (next(iter(formats)) if formats else run.label)
     output.line(
         f"{plural(tally.files, 'file')}, {plural(tally.documents, 'document')}: "
         f"{', '.join(counts)}; {tally.bytes:,} bytes in {elapsed:.2f} s "
@@ -407,9 +432,11 @@ Convert stored documents from one format to another, saying what is lost on the 
 Inputs: JSON files (one document: a message, an event, a usage, or an array of them), JSONL files
 (one document per line: a clark-agent history, an event stream, a list of messages), Operator-Use
 session files (read whole, as Operator-Use reads them: its active branch is converted, as its
-build_session_context rebuilds it), gzip-compressed or not, and - (standard input). --from names
-the inputs' format, else it is recognised for each input (the formats of phi-wire validate). A
-JSONL file's documents are converted together: an event stream's events, a history's rows.
+build_session_context rebuilds it), gzip-compressed or not, - (standard input), and folders:
+their files are found as phi-wire validate finds them (.json, .jsonl, .ndjson names; hidden and
+vendored folders skipped) and each converted on its own. --from names the inputs' format, else it
+is recognised for each input (the formats of phi-wire validate). A JSONL file's documents are
+converted together: an event stream's events, a history's rows.
 
 Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
 ways; clark-agent to Operator-Use and back is refused (convert to phi-core first, then from it:
@@ -417,10 +444,11 @@ each step's losses point into its own input). Outputs are written as the target 
 document per input document, a list as JSONL (a list of messages converted to Operator-Use as a
 session file: a fresh header, one message entry per message).
 
-Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE;
--o FOLDER (an existing folder, or any -o with several inputs: created if need be) writes each
-input's output into it, named after the input with the target format before its suffix
-(history.jsonl, --to phi-core: history.phi-core.jsonl). Every file is written to a temporary file
+Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE; -o
+FOLDER (an existing folder, or any -o with several inputs or a folder: created if need be) writes
+each input's output into it, named after the input with the target format before its suffix
+(history.jsonl, --to phi-core: history.phi-core.jsonl); a file found under a folder named keeps its
+path under it (a/history.jsonl: a/history.phi-core.jsonl). Every file is written to a temporary file
 beside it and renamed over it when complete: a failed run never leaves a partial file.
 
 Losses: each conversion's losses are summarised on standard error, counted by kind (dropped: the
@@ -432,7 +460,28 @@ losses, under --fail-on-loss (the outputs are still written); 2 some input could
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
 convert), a usage error, or an output could not be written. Each error is one line on standard
 error, file:line: what is wrong.
+
+{SELECTION_HELP}
 """
+
+
+def add_selection(command: argparse.ArgumentParser) -> None:
+    """``--include`` and ``--exclude``, repeatable (the help text's last paragraph says how
+    they match)."""
+    command.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="under the folders named, read only the files that match (repeatable)",
+    )
+    command.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="under the folders named, leave out the files and folders that match (repeatable)",
+    )
 
 
 def add_convert(commands: Any) -> None:
@@ -443,7 +492,10 @@ def add_convert(commands: Any) -> None:
         formatter_class=ParagraphsFormatter,
     )
     convert.add_argument(
-        "inputs", nargs="+", metavar="IN", help="JSON, JSONL or session files, or - for stdin"
+        "inputs",
+        nargs="+",
+        metavar="IN",
+        help="JSON, JSONL or session files, folders of them, or - for stdin",
     )
     convert.add_argument(
         "--from",
@@ -471,6 +523,7 @@ def add_convert(commands: Any) -> None:
     convert.add_argument(
         "--quiet", action="store_true", help="no summary of the losses (errors are still said)"
     )
+    add_selection(convert)
     convert.set_defaults(run=run_convert)
 
 
@@ -480,18 +533,22 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
     from phi_wire._convert_files import (
         ConvertError,
         convert_input,
+        inputs_named,
         output_name,
         read_input,
         write_atomically,
     )
 
+    inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
+    several = len(args.inputs) > 1 or any(named.under is not None for named in inputs)
     destination = args.output
     folder: Path | None = None
     if destination is not None and destination != "-":
-        if len(args.inputs) > 1 or Path(destination).is_dir():
+        if several or Path(destination).is_dir():
             folder = Path(destination)
-    elif len(args.inputs) > 1:
-        raise UsageError("several inputs need -o FOLDER (where their outputs go)")
+    elif several:
+        what = "several inputs need" if len(args.inputs) > 1 else "a folder of inputs needs"
+        raise UsageError(f"{what} -o FOLDER (where their outputs go)")
     if args.inputs.count("-") > 1:
         raise UsageError("standard input (-) can be read once only")
     if folder is not None:
@@ -499,9 +556,11 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"{folder}: cannot create the folder ({error.strerror})") from None
-    errors = 0
+    for line in walk_errors:
+        output.note(line)
+    errors = len(walk_errors)
     lost = 0
-    for name in args.inputs:
+    for name, under in inputs:
         try:
             converted = convert_input(read_input(name), args.source, args.target)
         except ConvertError as error:
@@ -509,7 +568,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
             errors += 1
             continue
         if folder is not None:
-            target = output_name(name, args.target, converted.lines, folder)
+            target = output_name(name, args.target, converted.lines, folder, under)
         elif destination not in (None, "-"):
             target = Path(destination)
         else:
@@ -523,6 +582,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
                 errors += 1
                 continue
             try:
+                target.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(target, [converted.text])
             except OSError as error:
                 output.note(f"{target}: cannot write ({error.strerror or error}): not written")
@@ -662,6 +722,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also read hidden and vendored folders (.git, .venv, node_modules...)",
     )
+    add_selection(validate)
     validate.add_argument(
         "--quiet", action="store_true", help="print problems and errors only, no summary"
     )

@@ -12,14 +12,16 @@ scale: phi-core's, clark-agent's and Operator-Use's, each file's format recognis
 
 The paths are files, folders and ``-`` (stdin). Under a folder, the files named ``.json``,
 ``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read, hidden and vendored
-folders skipped (``_walk``). Each file's layout (one document, or one per line) and compression
-are recognised from its first bytes (``_inputs``), and, unless ``format`` names one, its format
-from its first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session file is read
-whole) or, for a .json file, from the document. Each document is judged exactly as its format's
-``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also whether the implementation
-would write it so), its type detected from its keys unless ``type`` names one; a phi-core
-document may be vouched for by the fast path (``_fastpath`` over ``phi_wire.fastpath``), which
-can make a run slower, never change a verdict. Lines are located in one pass per document
+folders skipped (``_walk``). Each file's layout (one document, or one per line) and compression are
+recognised from its first bytes (``_inputs``), and, unless ``format`` names one, its format from its
+first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session file is read whole) or,
+for a .json file, from the document; JSON other formats write the same way takes the format its
+folder's files show most (``_folder``), and the others that fit are named. Under a folder,
+``include``/``exclude`` patterns choose the files (``_select``). Each document is judged exactly as
+its format's ``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also whether the
+implementation would write it so), its type detected from its keys unless ``type`` names one; a
+phi-core document may be vouched for by the fast path (``_fastpath`` over ``phi_wire.fastpath``),
+which can make a run slower, never change a verdict. Lines are located in one pass per document
 (``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``). The ``phi-wire
 validate`` command (``phi_wire.cli``) prints the records and exits with the status they imply.
 
@@ -30,12 +32,13 @@ not judged (an ``INPUT`` record) and never held in memory whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.recognise.phi_core import detect_raw as detect
 
 from ._fastpath import fast_path_for
+from ._folder import forget_folders
 from ._inputs import input_size
 from ._locate import line_of
 from ._parallel import default_jobs, judge_files
@@ -55,7 +58,9 @@ from ._records import (
     Tally,
     display_name,
 )
+from ._select import Selection
 from ._walk import DOCUMENT, LINES, SKIPPED_FOLDERS, Walk, named_layout
+from ._wording import explained
 
 __all__ = [
     "AUTO",
@@ -73,14 +78,17 @@ __all__ = [
     "InputError",
     "Judged",
     "Record",
+    "Selection",
     "Settings",
     "Tally",
     "UnknownType",
     "Validation",
+    "Walk",
     "default_jobs",
     "default_version",
     "detect",
     "display_name",
+    "explained",
     "line_of",
     "validate",
     "wire_types",
@@ -176,13 +184,14 @@ class Validation:
         jobs: int,
         all_folders: bool,
         on_progress: Callable[[int], None] | None,
+        selection: Selection | None = None,
     ) -> None:
         self.paths = list(paths)
         self.settings = settings
         self.jobs = jobs
         self.on_progress = on_progress
         """Called with the bytes of each chunk of input as it is done."""
-        self.walk = Walk(self.paths, all_folders)
+        self.walk = Walk(self.paths, all_folders, selection)
         self.names = self.walk.names
         """The files to read, in order (``-``: stdin)."""
         self.tally = Tally()
@@ -202,6 +211,14 @@ class Validation:
         return self.settings.format
 
     @property
+    def label(self) -> str:
+        """The format and version the run judges by when no document names one: the format
+        given (``clark-agent 0.4``, ``operator-use d0da87a6``), or with ``AUTO`` phi-core's
+        (``phi-core 0.10``); what a summary names when nothing was judged."""
+        format = HOME_FORMAT if self.format == AUTO else self.format
+        return find(self.version, format).label
+
+    @property
     def total_bytes(self) -> int:
         """The bytes the named regular files hold (stdin and FIFOs not counted; gzip:
         uncompressed)."""
@@ -209,6 +226,7 @@ class Validation:
 
     def __iter__(self) -> Iterator[Record]:
         tally = self.tally
+        forget_folders()
         for record in self.walk.records:
             yield self._counted(record)
         if not self.settings.strict:
@@ -270,6 +288,8 @@ def validate(
     max_problems: int = DEFAULT_MAX_PROBLEMS,
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
     all_folders: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
     on_progress: Callable[[int], None] | None = None,
 ) -> Validation:
     """Judge the documents in ``paths`` (files, folders, ``-`` for stdin) as their
@@ -284,8 +304,11 @@ def validate(
     flags what the implementation accepts but never writes (and, for a pi-ai message phi-core
     reads, each key phi-core drops); ``jobs`` worker processes; ``max_problems`` problems per
     document at most; ``max_document_bytes`` the size limit of one document; ``all_folders``
-    also walks hidden and vendored folders; ``on_progress(bytes)`` is called as each chunk of
-    input is done.
+    also walks hidden and vendored folders; ``include`` and ``exclude`` are glob patterns that
+    choose the files read under the folders named (``Selection``: a pattern without ``/``
+    matches a file's or folder's name at any depth, one with ``/`` the path from the folder
+    named, ``**`` any number of folders; files named are always read); ``on_progress(bytes)`` is
+    called as each chunk of input is done.
 
     Nothing in the inputs raises: a path that does not exist, a file that cannot be read, a
     document over the limit are ``INPUT`` records. Bad arguments raise ``ValueError``:
@@ -320,4 +343,5 @@ def validate(
         if count < 1:
             raise ValueError(f"{label} must be at least 1, not {count}")
     settings = Settings(entry.version, type, strict, max_problems, max_document_bytes, format)
-    return Validation(paths, settings, jobs, all_folders, on_progress)
+    selection = Selection(include, exclude)
+    return Validation(paths, settings, jobs, all_folders, on_progress, selection)
