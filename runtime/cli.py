@@ -566,7 +566,11 @@ def report_losses(name: str, converted: Any, written: str, verbose: bool, output
 def run_schema_diff(args: argparse.Namespace, output: Output) -> int:
     """Print the report; exit 0, 1 or 2 (see ``schema_diff.DESCRIPTION``)."""
     try:
-        report = schema_diff.diff(args.old, args.new)
+        report = schema_diff.diff(args.old, args.new, across_formats=args.across_formats)
+    except schema_diff.DifferentFormats as error:
+        raise UsageError(
+            f"schema-diff: {error.reason}; --across-formats compares them anyway"
+        ) from None
     except (ValueError, OSError) as error:
         raise UsageError(f"schema-diff: {error}") from None
     if args.format == "json":
@@ -601,7 +605,13 @@ def add_schema_diff(commands: Any) -> None:
         default="any",
         help="which breaking changes make the exit status 1 (default: any)",
     )
-    command.set_defaults(run=run_schema_diff)
+    command.add_argument(
+        "--across-formats",
+        action="store_true",
+        help="compare versions of two formats (refused otherwise: every difference between two "
+        "implementations would read as breaking)",
+    )
+    command.set_defaults(run=run_schema_diff, listing=True)
 
 
 def parser() -> argparse.ArgumentParser:
