@@ -25,9 +25,10 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 from pydantic_core import PydanticUndefined
 
+from ._interrupts import InterruptibleModel
 from .errors import WireError
 
 __all__ = [
@@ -70,7 +71,7 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
-class LaxModel(BaseModel):
+class LaxModel(InterruptibleModel):
     """Base of every generated Operator-Use model: pydantic's defaults, as Operator-Use's own
     dataclasses and models have them (lax mode, unknown keys ignored and dropped), with the schema's
     ``x-default-factory`` markers turned into default factories once per class."""
