@@ -189,6 +189,7 @@ class Output:
         """The reader of a listing stopped early: nothing more is written."""
         self.interrupted = False
         """Ctrl-C was pressed (``interrupts_noted``): the next line raises KeyboardInterrupt."""
+        self._bytes_only = False
         for stream in (out, err):  # whatever the encoding, a name or a message never fails it
             reconfigure = getattr(stream, "reconfigure", None)
             if reconfigure is not None:
@@ -219,13 +220,28 @@ class Output:
             if text is None:
                 self.out.flush()
             else:
-                self.out.write(text)
+                self._put(self.out, text)
         except (OSError, ValueError) as error:  # ValueError: the stream object was closed
             self._silence()
             if isinstance(error, BrokenPipeError) and self.listing:
                 self.reader_stopped = True
                 return
             raise self._failed(error) from None
+
+    def _put(self, out: TextIO, text: str) -> None:
+        """``text`` on ``out``, through its byte layer when it has one: a pipe closed part-way
+        through a large write takes only part of it, a short write that ``TextIOWrapper``
+        ignores (the rest was lost, silently); here the next write raises ``BrokenPipeError``."""
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:
+            out.write(text)
+            return
+        if not self._bytes_only:  # what the text layer may hold goes first
+            out.flush()
+            self._bytes_only = True
+        data = memoryview(text.encode(out.encoding, out.errors or "strict"))
+        while data:
+            data = data[buffer.write(data) :]
 
     def settle(self) -> None:
         """Deliver what is buffered if it can be, at the end of a run that failed already."""

@@ -126,3 +126,24 @@ def test_a_listing_read_one_line_then_closed(arguments: list[str], status: int) 
     process.stdout.close()
     err = process.stderr.read()
     assert first.strip() and (process.wait(), err) == (status, b"")
+
+
+def test_converted_data_cut_short_is_never_a_success(tmp_path: os.PathLike[str]) -> None:
+    """``phi-wire convert big.jsonl --to phi-core | head -1``: a pipe closed part-way through
+    one large write takes part of it, and Python's text layer ignores the short write, so the
+    rest was dropped silently and the run said ``written to standard output``, exit 0."""
+    history = os.path.join(tmp_path, "big.jsonl")
+    with open(history, "w", encoding="utf-8") as out:
+        out.write(CLARK_HISTORY.read_text(encoding="utf-8") * 60)  # converts to 195 KiB
+    process = subprocess.Popen(
+        [*PHI_WIRE, "convert", history, "--to", "phi-core", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert first.startswith(b"{") and process.wait() == 2, err
+    assert err.count("\n") == 1 and "broken pipe" in err
