@@ -242,9 +242,9 @@ def dumps(obj: Any, pretty: bool = False) -> str:
     indent = 2 if pretty else None
     try:
         if isinstance(obj, BaseModel):
-            return serialized(lambda: obj.model_dump_json(indent=indent, warnings="error"))
+            return serialized(BaseModel.model_dump_json, obj, indent=indent, warnings="error")
         dumped: bytes = serialized(
-            lambda: adapter(cast(Any, type(obj))).dump_json(obj, indent=indent, warnings="error")
+            adapter(cast(Any, type(obj))).dump_json, obj, indent=indent, warnings="error"
         )
     except PydanticSerializationError as error:
         raise WireError(type_name(type(obj)), "", _serialization_problem(error)) from None

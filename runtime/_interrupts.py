@@ -55,14 +55,18 @@ _WRAPPED = re.compile(
 )
 
 
-class _Noted(threading.local):
-    kept: BaseException | None = None
-    """The first interrupt that passed through a serializer function of the current run."""
-    depth = 0
-    """How many ``serialized`` calls are running in this thread (one inside another)."""
+_local = threading.local()
 
 
-_noted = _Noted()
+def _noted() -> list[Any]:
+    """This thread's ``[depth, kept]``: how many ``serialized`` calls are running (one inside
+    another), and the first interrupt that passed through a serializer function since the
+    outermost began."""
+    try:
+        noted: list[Any] = _local.noted
+    except AttributeError:
+        noted = _local.noted = [0, None]
+    return noted
 
 
 def keeps(function: Callable[P, T]) -> Callable[P, T]:
@@ -74,8 +78,9 @@ def keeps(function: Callable[P, T]) -> Callable[P, T]:
         try:
             return function(*args, **kwargs)
         except PASS_THROUGH as error:
-            if _noted.kept is None:
-                _noted.kept = error
+            noted = _noted()
+            if noted[1] is None:
+                noted[1] = error
             raise
 
     return keeping
@@ -102,29 +107,32 @@ def passed_through(error: PydanticSerializationError) -> BaseException | None:
     return KeyboardInterrupt(text) if text else KeyboardInterrupt()
 
 
-def serialized(call: Callable[[], T]) -> T:
-    """``call()``, which runs pydantic's serializer (``model.model_dump_json``...): its result or
-    its errors unchanged, except that an interrupt, an exit or memory running out inside it
-    leaves as itself, even one pydantic dropped."""
-    outermost = _noted.depth == 0
-    if outermost:
-        _noted.kept = None
-    _noted.depth += 1
+def serialized(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``call(*args, **kwargs)``, which runs pydantic's serializer (``BaseModel.model_dump_json``
+    ...): its result or its errors unchanged, except that an interrupt, an exit or memory
+    running out inside it leaves as itself, even one pydantic dropped."""
     try:
-        result = call()
+        noted: list[Any] = _local.noted  # _noted(), inline: this runs on every dumps
+    except AttributeError:
+        noted = _noted()
+    outermost = noted[0] == 0
+    if outermost:
+        noted[1] = None
+    noted[0] += 1
+    try:
+        result = call(*args, **kwargs)
     except PydanticSerializationError as error:
-        original = _noted.kept or passed_through(error)
+        original = noted[1] or passed_through(error)
         if original is None:
             raise
         raise original from None
     finally:
-        _noted.depth -= 1
+        noted[0] -= 1
+    kept = noted[1]
+    if kept is not None:  # dropped inside a union: the run went on without it
         if outermost:
-            kept, _noted.kept = _noted.kept, None
-    if outermost and kept is not None:  # dropped inside a union: the run went on without it
+            noted[1] = None
         raise kept
-    if not outermost and _noted.kept is not None:
-        raise _noted.kept  # cleared by the outermost call
     return result
 
 
@@ -136,9 +144,7 @@ class InterruptibleModel(BaseModel):
     if not TYPE_CHECKING:  # keeps pydantic's signatures for the type checker
 
         def model_dump(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-            return serialized(lambda: super(InterruptibleModel, self).model_dump(*args, **kwargs))
+            return serialized(BaseModel.model_dump, self, *args, **kwargs)
 
         def model_dump_json(self, *args: Any, **kwargs: Any) -> str:
-            return serialized(
-                lambda: super(InterruptibleModel, self).model_dump_json(*args, **kwargs)
-            )
+            return serialized(BaseModel.model_dump_json, self, *args, **kwargs)

@@ -150,11 +150,11 @@ def dumps(obj: Any, *, exclude_none: bool | None = None) -> str:
         )
     try:
         if isinstance(obj, BaseModel):
-            return serialized(lambda: obj.model_dump_json(exclude_none=exclude_none is not False))
-        dumped: bytes = serialized(
-            lambda: adapter(cast(Any, type(obj))).dump_json(
-                obj, exclude_none=exclude_none is not False
+            return serialized(
+                BaseModel.model_dump_json, obj, exclude_none=exclude_none is not False
             )
+        dumped: bytes = serialized(
+            adapter(cast(Any, type(obj))).dump_json, obj, exclude_none=exclude_none is not False
         )
         return dumped.decode("utf-8")
     except PydanticSerializationError as error:
