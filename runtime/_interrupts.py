@@ -128,10 +128,10 @@ def serialized(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         raise original from None
     finally:
         noted[0] -= 1
-    kept = noted[1]
-    if kept is not None:  # dropped inside a union: the run went on without it
-        if outermost:
+        kept = noted[1]
+        if outermost:  # an inner call leaves it to the outermost, which clears it
             noted[1] = None
+    if kept is not None:  # dropped inside a union: the run went on without it
         raise kept
     return result
 

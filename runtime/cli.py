@@ -201,9 +201,13 @@ class Output:
 
     def text(self, text: str) -> None:
         """Text on standard output as it is (a converted file)."""
-        if self.interrupted:  # an interrupt pydantic dropped: the run stops here all the same
-            raise KeyboardInterrupt
+        self.stop_if_interrupted()
         self._write(text)
+
+    def stop_if_interrupted(self) -> None:
+        """An interrupt that pydantic dropped (``interrupts_noted``) stops the run here."""
+        if self.interrupted:
+            raise KeyboardInterrupt
 
     def flush(self) -> None:
         """Deliver what is buffered (nothing to do when nothing was written)."""
@@ -581,6 +585,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
                 output.note(f"{name}: the output would overwrite the input: not written")
                 errors += 1
                 continue
+            output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
             try:
                 write_atomically(target, [converted.text])
             except OSError as error:
@@ -795,8 +800,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             output.listing = args.listing
             status = int(args.run(args, output))
-            if output.interrupted:  # pydantic dropped it, and nothing was printed after it
-                raise KeyboardInterrupt
+            output.stop_if_interrupted()  # pydantic dropped it, and nothing was written after it
             return status
     except UsageError as error:
         output.note(str(error))
