@@ -33,6 +33,7 @@ from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._ignored import blank_ignored
+from ._interrupts import serialized
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
@@ -231,14 +232,15 @@ def dumps(obj: Writable, pretty: bool = False) -> str:
     ``pretty=True`` like ``to_writer_pretty`` (what ``save_session`` writes; no trailing newline).
 
     Raises ``WireError`` instead of writing a value of the wrong type (one put in a model's list
-    in place, or through ``model_construct``, which validates nothing).
+    in place, or through ``model_construct``, which validates nothing); a ``KeyboardInterrupt``,
+    ``SystemExit`` or ``MemoryError`` raised while writing leaves as itself (``_interrupts``).
     """
     indent = 2 if pretty else None
     try:
         if isinstance(obj, BaseModel):
-            return obj.model_dump_json(indent=indent, warnings="error")
-        dumped: bytes = adapter(cast(Any, type(obj))).dump_json(
-            obj, indent=indent, warnings="error"
+            return serialized(BaseModel.model_dump_json, obj, indent=indent, warnings="error")
+        dumped: bytes = serialized(
+            adapter(cast(Any, type(obj))).dump_json, obj, indent=indent, warnings="error"
         )
     except PydanticSerializationError as error:
         raise WireError(type_name(type(obj)), "", _serialization_problem(error)) from None

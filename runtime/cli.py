@@ -23,10 +23,12 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 import time
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from types import FrameType
 from typing import Any, TextIO
 
 from phi_wire import __version__, schema_diff
@@ -102,8 +104,9 @@ phi-core reads, each key phi-core would drop (api, cost, errorMessage, thinkingS
 
 Exit status: 0 every document is valid; 1 some document is invalid; 2 an input error (no such
 file, unreadable, truncated gzip, over the size limit, nothing to validate, a format phi-wire
-does not speak), a usage error, or the output could not be written (for
-example, a closed pipe). Never 0 unless every document was judged valid.
+does not speak), a usage error, the output could not be written (a closed pipe, a full disk,
+standard output closed), or the run was interrupted (Ctrl-C). Never 0 unless every document was
+judged valid.
 
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
@@ -193,11 +196,23 @@ def positive(text: str) -> int:
 
 class Output:
     """Standard output and error, written so that nothing is a traceback: an error on standard
-    output (a closed pipe, a full disk) raises ``OutputFailed`` once, with its reason."""
+    output (a closed pipe, a full disk, a standard output closed from the start) raises
+    ``OutputFailed`` once, with its reason; a closed standard error is ignored.
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    A command whose output is a listing (``listing``: types, schema, schema-diff) is not failed
+    by a reader that stops early (``phi-wire types | head -1``): it took what it wanted, so the
+    rest is dropped silently and the command's own exit status stands. validate and convert are
+    failed by it: their verdict or data was not all delivered."""
+
+    def __init__(self, out: TextIO | None, err: TextIO | None) -> None:
         self.out = out
         self.err = err
+        self.listing = False
+        self.reader_stopped = False
+        """The reader of a listing stopped early: nothing more is written."""
+        self.interrupted = False
+        """Ctrl-C was pressed (``interrupts_noted``): the next line raises KeyboardInterrupt."""
+        self._bytes_only = False
         for stream in (out, err):  # whatever the encoding, a name or a message never fails it
             reconfigure = getattr(stream, "reconfigure", None)
             if reconfigure is not None:
@@ -205,43 +220,83 @@ class Output:
                     reconfigure(errors="backslashreplace")
 
     def line(self, text: str) -> None:
-        try:
-            self.out.write(text + "\n")
-        except OSError as error:
-            raise self._failed(error) from None
+        self.text(text + "\n")
 
     def text(self, text: str) -> None:
         """Text on standard output as it is (a converted file)."""
-        try:
-            self.out.write(text)
-        except OSError as error:
-            raise self._failed(error) from None
+        self.stop_if_interrupted()
+        self._write(text)
+
+    def stop_if_interrupted(self) -> None:
+        """An interrupt that pydantic dropped (``interrupts_noted``) stops the run here."""
+        if self.interrupted:
+            raise KeyboardInterrupt
 
     def flush(self) -> None:
+        """Deliver what is buffered (nothing to do when nothing was written)."""
+        if self.out is not None and not self.reader_stopped:
+            self._write(None)
+
+    def _write(self, text: str | None) -> None:
+        """``text`` on standard output; None: flush it."""
+        if self.reader_stopped:
+            return
+        if self.out is None:  # started with standard output closed (``>&-``)
+            raise OutputFailed("standard output is closed")
         try:
-            self.out.flush()
-        except OSError as error:
+            if text is None:
+                self.out.flush()
+            else:
+                self._put(self.out, text)
+        except (OSError, ValueError) as error:  # ValueError: the stream object was closed
+            self._silence()
+            if isinstance(error, BrokenPipeError) and self.listing:
+                self.reader_stopped = True
+                return
             raise self._failed(error) from None
+
+    def _put(self, out: TextIO, text: str) -> None:
+        """``text`` on ``out``, through its byte layer when it has one: a pipe closed part-way
+        through a large write takes only part of it, a short write that ``TextIOWrapper``
+        ignores (the rest was lost, silently); here the next write raises ``BrokenPipeError``."""
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:
+            out.write(text)
+            return
+        if not self._bytes_only:  # what the text layer may hold goes first
+            out.flush()
+            self._bytes_only = True
+        data = memoryview(text.encode(out.encoding, out.errors or "strict"))
+        while data:
+            data = data[buffer.write(data) :]
+
+    def settle(self) -> None:
+        """Deliver what is buffered if it can be, at the end of a run that failed already."""
+        with suppress(OutputFailed):
+            self.flush()
 
     def note(self, text: str) -> None:
         """A line on standard error (a failure there is ignored: there is nowhere left to say)."""
+        if self.err is None:  # started with standard error closed (``2>&-``)
+            return
         try:
             self.err.write(f"phi-wire: {text}\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
 
-    def _failed(self, error: OSError) -> OutputFailed:
-        self._silence()
+    def _failed(self, error: OSError | ValueError) -> OutputFailed:
         if isinstance(error, BrokenPipeError):
             return OutputFailed("the output was closed before the run ended (broken pipe)")
+        if isinstance(error, ValueError):
+            return OutputFailed("standard output is closed")
         return OutputFailed(f"cannot write the output ({error.strerror or error})")
 
     def _silence(self) -> None:
         """Point standard output at /dev/null, so that what is still buffered cannot fail again
         when Python exits (which would print a traceback of its own)."""
         try:
-            if self.out is sys.__stdout__:
+            if self.out is sys.__stdout__ and self.out is not None:
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, self.out.fileno())
                 os.close(null)
@@ -250,12 +305,13 @@ class Output:
 
 
 class Progress:
-    """A one-line progress display on a terminal's standard error; silent otherwise."""
+    """A one-line progress display on a terminal's standard error; silent otherwise (and from
+    the first failure to write it on)."""
 
-    def __init__(self, run: Validation, stream: TextIO, enabled: bool) -> None:
+    def __init__(self, run: Validation, stream: TextIO | None, enabled: bool) -> None:
         self.done = 0
         self.stream = stream
-        self.enabled = enabled and stream.isatty()
+        self.enabled = enabled and stream is not None and stream.isatty()
         self.total = run.total_bytes if self.enabled else 0  # (reads each gzip's trailer)
         self.enabled = self.enabled and self.total >= PROGRESS_MIN_BYTES
 
@@ -264,12 +320,19 @@ class Progress:
         if self.enabled:
             share = min(1.0, self.done / self.total)
             bar = "#" * int(share * 30)
-            self.stream.write(f"\r[{bar:<30}] {share:4.0%} {self.done / 1e6:8.1f} MB")
-            self.stream.flush()
+            self._show(f"\r[{bar:<30}] {share:4.0%} {self.done / 1e6:8.1f} MB")
 
     def close(self) -> None:
         if self.enabled:
-            self.stream.write("\r" + " " * 60 + "\r")
+            self._show("\r" + " " * 60 + "\r")
+
+    def _show(self, text: str) -> None:
+        try:
+            assert self.stream is not None  # enabled only with a stream
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # the terminal went away: the run goes on without it
+            self.enabled = False
 
 
 def run_validate(args: argparse.Namespace, output: Output) -> int:
@@ -458,8 +521,8 @@ not exactly) and reason; -v lists each one's file:line and JSON pointer into tha
 Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
 losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
-convert), a usage error, or an output could not be written. Each error is one line on standard
-error, file:line: what is wrong.
+convert), a usage error, an output could not be written, or the run was interrupted (Ctrl-C).
+Each error is one line on standard error, file:line: what is wrong.
 
 {SELECTION_HELP}
 """
@@ -581,6 +644,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
                 output.note(f"{name}: the output would overwrite the input: not written")
                 errors += 1
                 continue
+            output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(target, [converted.text])
@@ -626,7 +690,11 @@ def report_losses(name: str, converted: Any, written: str, verbose: bool, output
 def run_schema_diff(args: argparse.Namespace, output: Output) -> int:
     """Print the report; exit 0, 1 or 2 (see ``schema_diff.DESCRIPTION``)."""
     try:
-        report = schema_diff.diff(args.old, args.new)
+        report = schema_diff.diff(args.old, args.new, across_formats=args.across_formats)
+    except schema_diff.DifferentFormats as error:
+        raise UsageError(
+            f"schema-diff: {error.reason}; --across-formats compares them anyway"
+        ) from None
     except (ValueError, OSError) as error:
         raise UsageError(f"schema-diff: {error}") from None
     if args.format == "json":
@@ -661,7 +729,13 @@ def add_schema_diff(commands: Any) -> None:
         default="any",
         help="which breaking changes make the exit status 1 (default: any)",
     )
-    command.set_defaults(run=run_schema_diff)
+    command.add_argument(
+        "--across-formats",
+        action="store_true",
+        help="compare versions of two formats (refused otherwise: every difference between two "
+        "implementations would read as breaking)",
+    )
+    command.set_defaults(run=run_schema_diff, listing=True)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -669,6 +743,7 @@ def parser() -> argparse.ArgumentParser:
         prog="phi-wire", description=__doc__.split("\n\n")[0].rstrip(".")
     )
     root.add_argument("--version", action="version", version=f"phi-wire {__version__}")
+    root.set_defaults(listing=False)  # see Output: types, schema and schema-diff set it
     commands = root.add_subparsers(dest="command", required=True)
     validate = commands.add_parser(
         "validate",
@@ -741,26 +816,53 @@ def parser() -> argparse.ArgumentParser:
     schema.add_argument("type")
     schema.add_argument("--format", choices=FORMATS, default="phi-core")
     schema.add_argument("--version", help="the version of --format (default: its default)")
-    schema.set_defaults(run=run_schema)
+    schema.set_defaults(run=run_schema, listing=True)
     types = commands.add_parser("types", help="list the wire types")
     types.add_argument("--format", choices=FORMATS, default="phi-core")
     types.add_argument("--version", help="the version of --format (default: its default)")
-    types.set_defaults(run=run_types)
+    types.set_defaults(run=run_types, listing=True)
     add_convert(commands)
     add_schema_diff(commands)
     return root
 
 
+@contextmanager
+def interrupts_noted(output: Output) -> Iterator[None]:
+    """While the command runs, Ctrl-C raises KeyboardInterrupt as Python's own handler does and
+    also sets ``output.interrupted``: pydantic-core drops an interrupt raised inside a union it is
+    writing (``phi_wire._interrupts``), and the run must still end as interrupted. Only Python's
+    default handler is replaced, in the main thread (a program's own handler stays)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        output.interrupted = True
+        raise KeyboardInterrupt
+
+    replaced = False
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        with suppress(ValueError):  # not the main thread
+            signal.signal(signal.SIGINT, handler)
+            replaced = True
+    try:
+        yield
+    finally:
+        if replaced:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     output = Output(sys.stdout, sys.stderr)
     try:
-        args = parser().parse_args(argv)
-    except SystemExit as exit_:  # argparse printed the usage problem (or the help)
-        return 0 if exit_.code == 0 else 2
-    except OSError:  # the help could not be written
-        return 2
-    try:
-        return int(args.run(args, output))
+        with interrupts_noted(output):
+            try:
+                args = parser().parse_args(argv)
+            except SystemExit as exit_:  # argparse printed the usage problem (or the help)
+                return 0 if exit_.code == 0 else 2
+            except OSError:  # the help could not be written
+                return 2
+            output.listing = args.listing
+            status = int(args.run(args, output))
+            output.stop_if_interrupted()  # pydantic dropped it, and nothing was written after it
+            return status
     except UsageError as error:
         output.note(str(error))
         return 2
@@ -769,6 +871,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         output.note("interrupted")
+        output.settle()  # what was printed before is kept; a reader gone is no second error
         return 2
 
 

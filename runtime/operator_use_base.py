@@ -25,10 +25,11 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import Any, Generic, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 from pydantic_core import PydanticUndefined
 from typing_extensions import TypeVar
 
+from ._interrupts import InterruptibleModel
 from .errors import WireError
 
 __all__ = [
@@ -71,7 +72,7 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
-class LaxModel(BaseModel):
+class LaxModel(InterruptibleModel):
     """Base of every generated Operator-Use model: pydantic's defaults, as Operator-Use's own
     dataclasses and models have them (lax mode, unknown keys ignored and dropped), with the schema's
     ``x-default-factory`` markers turned into default factories once per class."""

@@ -10,7 +10,7 @@ scale: phi-core's, clark-agent's and Operator-Use's, each file's format recognis
     for file in run.files:
         print(file.file, file.label)  # the format each file was judged as: clark-agent 0.4
 
-The paths are files, folders and ``-`` (stdin). Under a folder, the files named ``.json``,
+The paths (one, or an iterable of them) are files, folders and ``-`` (stdin). Under a folder, the files named ``.json``,
 ``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read, hidden and vendored
 folders skipped (``_walk``). Each file's layout (one document, or one per line) and compression are
 recognised from its first bytes (``_inputs``), and, unless ``format`` names one, its format from its
@@ -32,6 +32,7 @@ not judged (an ``INPUT`` record) and never held in memory whole.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
@@ -77,6 +78,7 @@ __all__ = [
     "FileSummary",
     "InputError",
     "Judged",
+    "Paths",
     "Record",
     "Selection",
     "Settings",
@@ -277,8 +279,27 @@ class Validation:
         return record
 
 
+Paths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+"""What ``validate`` reads: one path (a ``str`` or ``pathlib.Path``), or any number of them."""
+
+
+def path_names(paths: Paths) -> list[str]:
+    """``paths`` as a list of names: a bare ``str`` or ``PathLike`` is one path (a string is
+    never read as its characters); anything but text paths raises ``TypeError``."""
+    items = [paths] if isinstance(paths, str | os.PathLike) else paths
+    if isinstance(items, bytes | bytearray):
+        raise TypeError("validate: paths are str or os.PathLike[str], not bytes")
+    names: list[str] = []
+    for item in items:
+        name = os.fspath(item) if isinstance(item, str | os.PathLike) else item
+        if not isinstance(name, str):
+            raise TypeError(f"validate: paths are str or os.PathLike[str], not {item!r}")
+        names.append(name)
+    return names
+
+
 def validate(
-    paths: Iterable[str],
+    paths: Paths,
     *,
     format: str = AUTO,
     version: str | None = None,
@@ -293,7 +314,8 @@ def validate(
     on_progress: Callable[[int], None] | None = None,
 ) -> Validation:
     """Judge the documents in ``paths`` (files, folders, ``-`` for stdin) as their
-    implementation reads them; iterate the result for the records, in input order.
+    implementation reads them; iterate the result for the records, in input order. ``paths`` is
+    one path (``"sessions/"``, a ``pathlib.Path``) or an iterable of them.
 
     ``format``: ``"auto"`` (each file's format is recognised from its documents: phi-core,
     clark-agent or Operator-Use, and pi or yoagent named but not judged; phi-core when nothing
@@ -313,8 +335,9 @@ def validate(
     Nothing in the inputs raises: a path that does not exist, a file that cannot be read, a
     document over the limit are ``INPUT`` records. Bad arguments raise ``ValueError``:
     ``UnknownVersion`` (from ``phi_wire.formats``: an unknown format or version),
-    ``UnknownType``, a count below 1.
+    ``UnknownType``, a count below 1; paths that are not text (``bytes``) raise ``TypeError``.
     """
+    names = path_names(paths)
     if format != AUTO and format not in FORMATS:
         raise UnknownVersion(f"unknown format {format!r}; choose one of auto, {', '.join(FORMATS)}")
     if format == AUTO and type is not None:
@@ -344,4 +367,4 @@ def validate(
             raise ValueError(f"{label} must be at least 1, not {count}")
     settings = Settings(entry.version, type, strict, max_problems, max_document_bytes, format)
     selection = Selection(include, exclude)
-    return Validation(paths, settings, jobs, all_folders, on_progress, selection)
+    return Validation(names, settings, jobs, all_folders, on_progress, selection)
