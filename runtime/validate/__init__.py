@@ -10,20 +10,21 @@ scale: phi-core's, clark-agent's and Operator-Use's, each file's format recognis
     for file in run.files:
         print(file.file, file.label)  # the format each file was judged as: clark-agent 0.4
 
-The paths (one, or an iterable of them) are files, folders and ``-`` (stdin). Under a folder, the files named ``.json``,
-``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read, hidden and vendored
-folders skipped (``_walk``). Each file's layout (one document, or one per line) and compression are
-recognised from its first bytes (``_inputs``), and, unless ``format`` names one, its format from its
-first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session file is read whole) or,
-for a .json file, from the document; JSON other formats write the same way takes the format its
-folder's files show most (``_folder``), and the others that fit are named. Under a folder,
-``include``/``exclude`` patterns choose the files (``_select``). Each document is judged exactly as
-its format's ``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also whether the
-implementation would write it so), its type detected from its keys unless ``type`` names one; a
-phi-core document may be vouched for by the fast path (``_fastpath`` over ``phi_wire.fastpath``),
-which can make a run slower, never change a verdict. Lines are located in one pass per document
-(``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``). The ``phi-wire
-validate`` command (``phi_wire.cli``) prints the records and exits with the status they imply.
+The paths (one, or an iterable of them) are files, folders and ``-`` (stdin). Under a folder, the
+files named ``.json``, ``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read,
+hidden and vendored folders skipped (``_walk``). Each file's layout (one document, or one per line)
+and compression are recognised from its first bytes (``_inputs``), and, unless ``format`` names one,
+its format from its first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session
+file is read whole) or, for a .json file, from the document; JSON other formats write the same way
+takes the format its folder's files show most (``_folder``), and the others that fit are named.
+Under a folder, ``include``/``exclude`` patterns choose the files (``_select``). Each document is
+judged exactly as its format's ``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also
+whether the implementation would write it so), its type detected from its keys unless ``type`` names
+one; a phi-core document may be vouched for by the fast path (``_fastpath`` over
+``phi_wire.fastpath``), which can make a run slower, never change a verdict. Lines are located in
+one pass per document (``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``).
+The ``phi-wire validate`` command (``phi_wire.cli``) prints the records and exits with the status
+they imply.
 
 Work is bounded per document: at most ``max_problems`` problems are reported (a ``MORE`` record
 counts the rest), and a document (a ``.json`` file, a JSONL line) over ``max_document_bytes`` is
