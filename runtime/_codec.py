@@ -25,10 +25,12 @@ Serde facts handled here rather than in the models:
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar, cast, overload
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails, PydanticSerializationError
+from typing_extensions import TypeForm
 
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._collector import CollectorPaused
@@ -36,6 +38,7 @@ from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._full_report import searched_in_full
 from ._ignored import blank_ignored
+from ._interrupts import serialized
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
@@ -43,6 +46,12 @@ from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
 from .errors import WireError, json_syntax_error
 
 T = TypeVar("T")
+
+Writable: TypeAlias = (
+    "BaseModel | str | int | float | bool | Sequence[Writable] | Mapping[str, Writable] | None"
+)
+"""What ``dumps`` takes (statically): what ``loads`` gives for some wire type (a model, an enum
+member, a JSON value), or lists and dicts built of such values."""
 
 
 # By identity: functools.cache would compare type aliases with their (slow) __eq__ on every call.
@@ -84,30 +93,18 @@ class _SkippedBySerde(Exception):
         self.error = error
 
 
-@overload
 def loads(
-    tp: type[T],
+    tp: TypeForm[T],
     data: str | bytes | bytearray | memoryview,
     *,
     max_problems: int | None = None,
     fail_fast: bool | None = None,
-) -> T: ...
-@overload
-def loads(
-    tp: Any,
-    data: str | bytes | bytearray | memoryview,
-    *,
-    max_problems: int | None = None,
-    fail_fast: bool | None = None,
-) -> Any: ...
-def loads(
-    tp: Any,
-    data: str | bytes | bytearray | memoryview,
-    *,
-    max_problems: int | None = None,
-    fail_fast: bool | None = None,
-) -> Any:
+) -> T:
     """Parse one JSON document as the wire type ``tp``, accepting exactly what phi-core accepts.
+
+    ``tp`` is a type expression (PEP 747's ``TypeForm``): a model class, a union alias such as
+    ``AgentEvent``, or a form of them such as ``list[Message]``; a type checker gives the result
+    that type.
 
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
     To bound the cost of an invalid document: ``max_problems`` lists at most that many problems
@@ -117,7 +114,7 @@ def loads(
     (``_full_report``: over 2,500 and denser than real ones, or over 20,000) is judged so; False:
     every problem, whatever the cost.
     """
-    value = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
+    value: T = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
     if value is not NOT_VOUCHED:
         return value
     name = type_name(tp)
@@ -266,23 +263,24 @@ def _serialization_problem(error: PydanticSerializationError) -> str:
     return f"cannot be written as phi-core writes it: {detail[:300]}"
 
 
-def dumps(obj: Any, pretty: bool = False) -> str:
+def dumps(obj: Writable, pretty: bool = False) -> str:
     """The text phi-core writes for ``obj``: compact like ``serde_json::to_string``, or with
     ``pretty=True`` like ``to_writer_pretty`` (what ``save_session`` writes; no trailing newline).
 
     Raises ``WireError`` instead of writing a value of the wrong type (one put in a model's list
-    in place, or through ``model_construct``, which validates nothing).
+    in place, or through ``model_construct``, which validates nothing); a ``KeyboardInterrupt``,
+    ``SystemExit`` or ``MemoryError`` raised while writing leaves as itself (``_interrupts``).
     """
     indent = 2 if pretty else None
     try:
         if isinstance(obj, BaseModel):
-            return obj.model_dump_json(indent=indent, warnings="error")
-        dumped: bytes = adapter(cast(Any, type(obj))).dump_json(
-            obj, indent=indent, warnings="error"
+            return serialized(BaseModel.model_dump_json, obj, indent=indent, warnings="error")
+        dumped: bytes = serialized(
+            adapter(cast(Any, type(obj))).dump_json, obj, indent=indent, warnings="error"
         )
     except PydanticSerializationError as error:
         raise WireError(type_name(type(obj)), "", _serialization_problem(error)) from None
     return dumped.decode("utf-8")
 
 
-__all__ = ["WireError", "adapter", "dumps", "json_syntax_error", "loads"]
+__all__ = ["WireError", "Writable", "adapter", "dumps", "json_syntax_error", "loads"]

@@ -3,8 +3,11 @@ written as another format's, and what was lost on the way counted.
 
 * Inputs: a JSON document (a ``.json`` file: one message, event, usage...; or a JSON array of
   them), JSONL (one document per line: a clark-agent history, an event stream), an Operator-Use
-  session file (a JSONL file of its entries: one document, read as Operator-Use reads it), or
-  ``-`` (standard input). The whole text parses as one JSON value: one document; else one per
+  session file (a JSONL file of its entries: one document, read as Operator-Use reads it), ``-``
+  (standard input), or a folder: its files are found as ``phi-wire validate`` finds them
+  (``phi_wire.validate.Walk``: JSON names, hidden and vendored folders skipped, ``--include`` and
+  ``--exclude`` patterns), each converted on its own, its output at the same path under the
+  output folder. The whole text parses as one JSON value: one document; else one per
   line. gzip is read when the bytes start with its magic bytes. Each input is read whole, up to
   ``MAX_INPUT_BYTES``. The bytes go to ``loads`` as read: bytes that are not UTF-8 are its to
   judge (serde skips them in an ignored value, as ``phi-wire validate`` says too).
@@ -27,11 +30,11 @@ import os
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .convert import Conversion, Loss, UnsupportedConversion, convert, to_session_file
 from .errors import WireError
@@ -43,7 +46,9 @@ __all__ = [
     "ConvertError",
     "Converted",
     "Input",
+    "Named",
     "convert_input",
+    "inputs_named",
     "output_name",
     "read_input",
     "write_atomically",
@@ -90,6 +95,35 @@ class Converted:
     """The text is JSONL (a list written one item per line)."""
     entries: int = 0
     """A session file's entries (0: the input was no session file)."""
+
+
+class Named(NamedTuple):
+    """One input to convert: a path named, or a file found under a folder named."""
+
+    name: str
+    under: str | None = None
+    """Its path under the folder named (``a/history.jsonl``); None for a path named itself."""
+
+
+def inputs_named(
+    names: list[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> tuple[list[Named], list[str]]:
+    """The inputs of a run: each path named as it is, and for each folder named the files under
+    it, as ``phi-wire validate`` walks it (``include``/``exclude``: its patterns); and one line
+    for each thing that could not be walked (a folder with nothing to convert...)."""
+    from .validate import Selection, Walk
+
+    selection = Selection(include, exclude)
+    found: list[Named] = []
+    errors: list[str] = []
+    for name in names:
+        if name == "-" or not os.path.isdir(name):
+            found.append(Named(name))
+            continue
+        walk = Walk([name], selection=selection, nothing="nothing to convert")
+        found += [Named(path, os.path.relpath(path, name)) for path in walk.names]
+        errors += [record.text() for record in walk.records if record.kind == "input"]
+    return found, errors
 
 
 def _gunzipped(name: str, raw: bytes) -> bytes:
@@ -165,14 +199,16 @@ def _recognised(source: Input, given: str | None) -> Recognised:
     return found
 
 
-def _problem(source: Input, line: int, text: bytes, error: WireError) -> ConvertError:
-    """One line naming the file, the line and the first problem (its JSON pointer)."""
+def _problem(source: Input, line: int, text: bytes, error: WireError, format: str) -> ConvertError:
+    """One line naming the file, the line and the first problem (its JSON pointer), in the words
+    ``phi-wire validate`` uses (a lone surrogate escape named as such)."""
+    from .validate import explained, line_of
+
     where = line + (error.line - 1 if error.line else 0)
     if not error.line and not source.lines and error.pointer:
-        from .validate import line_of
-
         where = line_of(text.decode("utf-8", "replace"), error.pointer)
-    return ConvertError(f"{source.name}:{where}: {error}")
+    message = explained(str(error), text, serde=format != "operator-use")
+    return ConvertError(f"{source.name}:{where}: {message}")
 
 
 def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str, Loss]]]:
@@ -185,7 +221,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         try:
             session = module.loads(module.SessionFile, text)
         except module.WireError as error:
-            raise _problem(source, 1, text, error) from None
+            raise _problem(source, 1, text, error, format) from None
         skipped = {error.line for error in session.skipped}
         lines = [number for number, _ in source.documents if number not in skipped]
         losses = [
@@ -203,7 +239,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         try:
             values.append(module.loads(tp, text))
         except module.WireError as error:
-            raise _problem(source, line, text, error) from None
+            raise _problem(source, line, text, error, format) from None
     if not source.lines:
         return values[0], [1], []
     return values, [line for line, _ in source.documents], []
@@ -247,7 +283,7 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
     value, lines, losses = _loaded(source, recognised.format)
     try:
         if recognised.format == "phi-core" and target == "operator-use" and isinstance(value, list):
-            result: Conversion = to_session_file(value)  # how Operator-Use stores messages
+            result: Conversion[Any] = to_session_file(value)  # how Operator-Use stores messages
         else:
             result = convert(value, source=recognised.format, target=target)
     except UnsupportedConversion as error:
@@ -268,12 +304,18 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
     return Converted(recognised.format, target, text, losses, count, jsonl)
 
 
-def output_name(source: str, target: str, jsonl: bool, folder: Path) -> Path:
+def output_name(
+    source: str, target: str, jsonl: bool, folder: Path, under: str | None = None
+) -> Path:
     """Where an input's output goes in a folder: its name with the target format before the
-    suffix (``history.jsonl`` -> ``history.phi-core.jsonl``); stdin is ``stdin``."""
+    suffix (``history.jsonl`` -> ``history.phi-core.jsonl``); stdin is ``stdin``; a file found
+    under a folder named keeps its path under it (``under``: ``a/history.jsonl`` ->
+    ``a/history.phi-core.jsonl``)."""
     base = "stdin" if source == "-" else Path(source).name
     for suffix in (".gz", ".jsonl", ".ndjson", ".json"):
         base = base.removesuffix(suffix)
+    if under is not None:
+        folder = folder / Path(under).parent
     return folder / f"{base}.{target}.{'jsonl' if jsonl else 'json'}"
 
 

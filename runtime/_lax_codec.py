@@ -25,7 +25,8 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ._codec import adapter, type_name
+from ._codec import Writable, adapter, type_name
+from ._interrupts import serialized
 from .errors import Problem, WireError, describe_value, json_syntax_error
 from .operator_use_base import SessionFileLines
 from .pointer import escape
@@ -129,13 +130,14 @@ def _read_session_file(item: Any, raw: bytes, name: str) -> SessionFileLines:
     return session
 
 
-def dumps(obj: Any, *, exclude_none: bool | None = None) -> str:
+def dumps(obj: Writable, *, exclude_none: bool | None = None) -> str:
     """The text Operator-Use writes for ``obj``: ``model_dump_json(exclude_none=True)``.
 
     A session line read from a file that ``fork_from`` wrote is written the way it was (None
     fields as ``null``); ``exclude_none`` forces one writer or the other. A ``SessionFileLines``
     is written as the file: one line per entry, each ending with ``\\n``. Raises ``WireError``
-    for a value Operator-Use's writer cannot serialize either (a lone surrogate in a string).
+    for a value Operator-Use's writer cannot serialize either (a lone surrogate in a string); a
+    ``KeyboardInterrupt``, ``SystemExit`` or ``MemoryError`` raised while writing leaves as itself.
     """
     if isinstance(obj, SessionFileLines):
         return "".join(
@@ -148,9 +150,11 @@ def dumps(obj: Any, *, exclude_none: bool | None = None) -> str:
         )
     try:
         if isinstance(obj, BaseModel):
-            return obj.model_dump_json(exclude_none=exclude_none is not False)
-        dumped: bytes = adapter(cast(Any, type(obj))).dump_json(
-            obj, exclude_none=exclude_none is not False
+            return serialized(
+                BaseModel.model_dump_json, obj, exclude_none=exclude_none is not False
+            )
+        dumped: bytes = serialized(
+            adapter(cast(Any, type(obj))).dump_json, obj, exclude_none=exclude_none is not False
         )
         return dumped.decode("utf-8")
     except PydanticSerializationError as error:

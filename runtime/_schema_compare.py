@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._schema import load_schema_files
-from .formats import UnknownVersion, find
+from .formats import FORMATS, UnknownVersion, find
 from .pointer import join
 
-__all__ = ["Change", "Impact", "Report", "SchemaSet", "diff", "load"]
+__all__ = ["Change", "DifferentFormats", "Impact", "Report", "SchemaSet", "diff", "load"]
 
 _ANNOTATIONS = {"title", "description", "$comment", "examples", "default", "deprecated"}
 _SCALAR_BOUNDS = {
@@ -105,6 +105,8 @@ class SchemaSet(NamedTuple):
     definitions: Mapping[str, Any]
     files: Mapping[str, str]
     """{definition name: the file that holds it}."""
+    format: str | None = None
+    """The wire format these are a version of (``phi-core``), None when nothing says."""
 
     def references(self, name: str) -> set[str]:
         """The definitions ``name`` refers to directly."""
@@ -194,6 +196,7 @@ def load(source: str | Path) -> SchemaSet:
             for file in sorted(path.glob("*.json"))
         }
         label = str(source)
+        format = _format_named(documents.values())
     else:
         text = str(source)
         format_name, _, version = text.rpartition("/")
@@ -205,6 +208,7 @@ def load(source: str | Path) -> SchemaSet:
             ) from None
         documents = dict(sorted(load_schema_files(entry.folder).items()))
         label = entry.label
+        format = entry.format
     definitions: dict[str, Any] = {}
     files: dict[str, str] = {}
     for file_name, document in documents.items():
@@ -218,7 +222,18 @@ def load(source: str | Path) -> SchemaSet:
             files[name] = file_name
     if not definitions:
         raise ValueError(f"{source}: no schema files with $defs")
-    return SchemaSet(label, definitions, files)
+    return SchemaSet(label, definitions, files, format)
+
+
+def _format_named(documents: Iterable[Any]) -> str | None:
+    """The format a folder's schema files all name in their ``$id``
+    (``https://phi-wire.dev/schemas/<format>/<version>/<file>``), else None."""
+    named = set()
+    for document in documents:
+        identifier = document.get("$id") if isinstance(document, dict) else None
+        parts = identifier.split("/") if isinstance(identifier, str) else []
+        named.add(parts[-3] if len(parts) >= 3 and parts[-3] in FORMATS else None)
+    return named.pop() if len(named) == 1 else None
 
 
 # --- comparing -----------------------------------------------------------------------------------
@@ -548,10 +563,37 @@ def _closure(graph: Mapping[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def diff(old: str | Path | SchemaSet, new: str | Path | SchemaSet) -> Report:
-    """Compare two versions (folders, version names or loaded ``SchemaSet``s)."""
+class DifferentFormats(ValueError):
+    """``diff`` of versions of two different formats, not asked for: two implementations differ
+    everywhere, so every difference would be reported as breaking."""
+
+    def __init__(self, old: SchemaSet, new: SchemaSet) -> None:
+        def named(schemas: SchemaSet) -> str:
+            known = schemas.label.startswith(f"{schemas.format} ")
+            return schemas.label if known else f"{schemas.label} ({schemas.format})"
+
+        self.reason = (
+            f"{named(old)} and {named(new)} are versions of two formats: a diff across formats "
+            "reports every difference between two implementations as breaking"
+        )
+        super().__init__(f"{self.reason}; pass across_formats=True to compare them anyway")
+
+
+def diff(
+    old: str | Path | SchemaSet, new: str | Path | SchemaSet, *, across_formats: bool = False
+) -> Report:
+    """Compare two versions (folders, version names or loaded ``SchemaSet``s) of one format;
+    versions of two formats raise ``DifferentFormats`` (a ``ValueError``) unless
+    ``across_formats``. A folder whose files name no format is compared with anything."""
     before = old if isinstance(old, SchemaSet) else load(old)
     after = new if isinstance(new, SchemaSet) else load(new)
+    if (
+        not across_formats
+        and before.format is not None
+        and after.format is not None
+        and before.format != after.format
+    ):
+        raise DifferentFormats(before, after)
     changes: list[Change] = []
     notes: list[Change] = []
     for name in sorted(before.definitions.keys() & after.definitions.keys()):

@@ -44,7 +44,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
@@ -52,6 +52,9 @@ from pydantic_core import SchemaValidator
 from ._marks import VOUCHED_FORM
 from .fastpath import is_utf8
 from .formats import VERSIONS
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 __all__ = [
     "BUILD_AFTER",
@@ -229,7 +232,7 @@ def shortcut_for(tp: Any) -> Shortcut:
     return entry
 
 
-def prepare(tp: Any) -> bool:
+def prepare(tp: TypeForm[object]) -> bool:
     """Make ``loads(tp, ...)`` take its fast path from the next document on: the expression is
     loaded from the cache or, failing that, built now (0.2-3 s, once per installation: it is
     cached). Without it, a process builds it in the background after ``BUILD_AFTER`` documents of

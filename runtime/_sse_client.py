@@ -22,7 +22,7 @@ from collections.abc import (
 )
 from contextlib import aclosing
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast, overload
 
 import httpx
 from httpx_sse import SSEError
@@ -40,6 +40,11 @@ from ._sse_fields import Fields, Message
 from ._sse_frame import Framer, TooLarge
 from ._sse_server import MEDIA_TYPE
 from .errors import WireError
+
+if TYPE_CHECKING:  # the default event type; imported late at run time (see _default_type)
+    from typing_extensions import TypeForm
+
+    from .v0_10 import AgentEvent
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -60,6 +65,7 @@ API: 32 MB), so any message a model can be sent, base64 images included, fits in
 
 ErrorHandler = Callable[[SSEDecodeError], None]
 EndRule = Callable[[Any], bool]
+Event = TypeVar("Event")
 
 _TIMEOUT = httpx.Timeout(30.0, read=None)  # an SSE stream may stay quiet for long
 _DROPS = (httpx.TransportError, SSEStatusError)  # what may be retried; see _Resume.dropped
@@ -392,6 +398,36 @@ def _new_async_client() -> httpx.AsyncClient:
 # --- the sync and async twins --------------------------------------------------------------------
 
 
+@overload
+def events(
+    source: str | httpx.Response,
+    event_type: None = None,
+    *,
+    client: httpx.Client | None = None,
+    headers: dict[str, str] | None = None,
+    max_retries: int = 5,
+    on_error: ErrorHandler | None = None,
+    until: Callable[[AgentEvent], bool] | Literal["run"] | None = "run",
+    retry_ms: int = DEFAULT_RETRY_MS,
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    trust_resume: bool = False,
+) -> Iterator[AgentEvent]: ...
+@overload
+def events(
+    source: str | httpx.Response,
+    event_type: TypeForm[Event],
+    *,
+    client: httpx.Client | None = None,
+    headers: dict[str, str] | None = None,
+    max_retries: int = 5,
+    on_error: ErrorHandler | None = None,
+    until: Callable[[Event], bool] | Literal["run"] | None = "run",
+    retry_ms: int = DEFAULT_RETRY_MS,
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    trust_resume: bool = False,
+) -> Iterator[Event]: ...
 def events(
     source: str | httpx.Response,
     event_type: Any = None,
@@ -407,7 +443,8 @@ def events(
     trust_resume: bool = False,
 ) -> Iterator[Any]:
     """Typed events (``event_type``, default the newest ``AgentEvent``) from an SSE URL or an
-    open ``httpx.Response``, resumed after every disconnect (see ``phi_wire.sse``)."""
+    open ``httpx.Response``, resumed after every disconnect (see ``phi_wire.sse``). A type
+    checker gives the events that type (``event_type`` is a type expression, as ``loads``'s)."""
     stream = _Resume(
         source,
         event_type,
@@ -456,6 +493,36 @@ def _read(response: httpx.Response, stream: _Resume) -> Iterator[Any]:
     raise stream.closed(framer)
 
 
+@overload
+def aevents(
+    source: str | httpx.Response,
+    event_type: None = None,
+    *,
+    client: httpx.AsyncClient | None = None,
+    headers: dict[str, str] | None = None,
+    max_retries: int = 5,
+    on_error: ErrorHandler | None = None,
+    until: Callable[[AgentEvent], bool] | Literal["run"] | None = "run",
+    retry_ms: int = DEFAULT_RETRY_MS,
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    trust_resume: bool = False,
+) -> AsyncIterator[AgentEvent]: ...
+@overload
+def aevents(
+    source: str | httpx.Response,
+    event_type: TypeForm[Event],
+    *,
+    client: httpx.AsyncClient | None = None,
+    headers: dict[str, str] | None = None,
+    max_retries: int = 5,
+    on_error: ErrorHandler | None = None,
+    until: Callable[[Event], bool] | Literal["run"] | None = "run",
+    retry_ms: int = DEFAULT_RETRY_MS,
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    trust_resume: bool = False,
+) -> AsyncIterator[Event]: ...
 async def aevents(
     source: str | httpx.Response,
     event_type: Any = None,

@@ -29,6 +29,7 @@ This module must never import the generated code: the generated code imports it.
 from __future__ import annotations
 
 import math
+import operator
 import struct
 from collections.abc import Callable, Mapping
 from enum import StrEnum
@@ -37,7 +38,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Self, cast
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     GetCoreSchemaHandler,
     PlainSerializer,
@@ -54,6 +54,7 @@ from pydantic_core import CoreSchema, PydanticUndefined, core_schema
 
 from ._clock import DEFAULT_FACTORIES
 from ._error_translation import from_python_validation_error
+from ._interrupts import InterruptibleModel, keeps
 from ._marks import TRANSPARENT, fast_path_role, vouched_form
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
@@ -134,7 +135,7 @@ def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
 JSON_VALUE_CHECK = AfterValidator(_validate_json_value)
 """What a ``serde_json::Value`` field checks, whichever way it writes its keys."""
 
-JsonValue = Annotated[Any, JSON_VALUE_CHECK, PlainSerializer(sort_json)]
+JsonValue = Annotated[Any, JSON_VALUE_CHECK, PlainSerializer(keeps(sort_json))]
 """serde_json::Value: any JSON; keys written sorted at every depth."""
 
 
@@ -221,16 +222,12 @@ class WireEnum(StrEnum):
 # --- models -------------------------------------------------------------------------------------
 
 
-def _is_none(value: object) -> bool:
-    return value is None
-
-
-def _is_empty(value: object) -> bool:
-    return not value
-
-
-def _is_false(value: object) -> bool:
-    return value is False
+# C callables, not Python functions: pydantic calls these for every such field it writes, and the
+# first instruction of a Python function it calls inside a union is where a Ctrl-C can be lost
+# (``_interrupts``)
+_is_none: Callable[[object], bool] = partial(operator.is_, None)
+_is_empty: Callable[[object], bool] = operator.not_
+_is_false: Callable[[object], bool] = partial(operator.is_, False)
 
 
 _SKIP_PREDICATES: dict[str, Callable[[object], bool]] = {
@@ -322,7 +319,7 @@ plugin keeps typing the constructors' arguments loosely, as before: at run time 
 takes its wire string and a timestamp a ``datetime``, which exact field types would refuse."""
 
 
-class WireModel(BaseModel):
+class WireModel(InterruptibleModel):
     """Base of every generated model.
 
     Unknown keys are ignored (no ``deny_unknown_fields`` in phi-core); attributes are snake_case and
@@ -447,5 +444,6 @@ class LlmMessageBase(WireModel):
     """Base of LlmMessage's metadata part: the whole message is written with sorted keys."""
 
     @model_serializer(mode="wrap")
+    @keeps  # pydantic calls it inside unions, which drop what it raises (``_interrupts``)
     def _serialize_sorted(self, handler: SerializerFunctionWrapHandler) -> Any:
         return sort_json(handler(self))

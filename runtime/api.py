@@ -7,7 +7,7 @@ Each version module (``phi_wire.v0_8``, ``phi_wire.v0_10``: the generated packag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from ._codec import dumps, loads
 from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, llm_message
@@ -16,6 +16,9 @@ from ._shortcut import prepare
 from ._stream import MessageAccumulator, atranslate_stream, translate_stream
 from ._timestamp import Timestamp
 from .errors import Problem, WireError
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 __all__ = [
     "OVERFLOW_PHRASES",
@@ -35,10 +38,18 @@ __all__ = [
 ]
 
 
-def schema_function(folder: str) -> Callable[[object], dict[str, object]]:
+class SchemaFunction(Protocol):
+    """The type of a version module's ``schema``."""
+
+    def __call__(self, tp: TypeForm[object] | str) -> dict[str, object]:
+        """A self-contained JSON Schema (draft 2020-12) for the wire type ``tp`` (or its name)."""
+        ...
+
+
+def schema_function(folder: str) -> SchemaFunction:
     """``schema(tp)`` for the version whose schema files are in ``schemas/<folder>``."""
 
-    def schema(tp: object) -> dict[str, object]:
+    def schema(tp: TypeForm[object] | str) -> dict[str, object]:
         """A self-contained JSON Schema (draft 2020-12) for the wire type ``tp`` (or its name)."""
         return schema_for(folder, tp)
 

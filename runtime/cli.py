@@ -4,8 +4,10 @@ convert it from one format to another, print schemas, list wire types.
     phi-wire validate PATH... [--format auto|phi-core|clark-agent|operator-use] [--version V]
                               [--type T] [--output-format text|json] [--strict]
                               [--max-errors N] [--max-problems N] [--max-document-bytes N]
-                              [--all-folders] [--quiet] [--jobs N]
+                              [--all-folders] [--include GLOB] [--exclude GLOB] [--quiet]
+                              [--jobs N]
     phi-wire convert IN... --to FORMAT [--from FORMAT] [-o OUT] [--fail-on-loss] [-v]
+                           [--include GLOB] [--exclude GLOB]
     phi-wire schema T [--format F] [--version V]
     phi-wire types [--format F] [--version V]
     phi-wire schema-diff OLD NEW [--output-format text|json]
@@ -21,10 +23,12 @@ import argparse
 import json
 import os
 import re
+import signal
 import sys
 import time
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from types import FrameType
 from typing import Any, TextIO
 
 from phi_wire import __version__, schema_diff
@@ -60,6 +64,10 @@ session file (a JSONL file of its session entries) is one document, read as Oper
 each line it would skip is a problem at that line. JSON that looks like pi's (pi-ai,
 pi-agent-core, pi-coding-agent) or yoagent's (0.13 and later), which phi-wire does not speak yet,
 is named: valid if phi-core reads it, not judged if not. Nothing that names a format: phi-core.
+JSON that several formats write alike (a text block, {{"type": "agent_start"}}, "stop") is judged
+as the fitting format the other files of its folder show most (else the first in the order:
+phi-core, Operator-Use, clark-agent, pi, yoagent), and the others are named: clark-agent 0.4 (also
+fits pi).
 --format phi-core|clark-agent|operator-use judges every document as that format, --version picks
 its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
 d0da87a6, the default, or d1cdaad8).
@@ -73,6 +81,8 @@ starting with a dot, such as .git or .venv) and vendored folders
 skipped unless --all-folders is given. A folder with nothing to read, a path that does not exist
 or a file that cannot be read is an error.
 
+{{SELECTION}}
+
 Each problem is printed as one line, file:line: Type Variant /json/pointer: what was expected,
 what was found (with the format's name first when it is not phi-core), then a summary. The type
 of each document is recognised from its keys, whatever their order (phi-core: session_id and
@@ -85,20 +95,36 @@ Limits: at most --max-problems problems are reported per document (default
 {DEFAULT_MAX_PROBLEMS}; a further line counts the rest), and a document (a .json file or one
 line) larger than --max-document-bytes (default {DEFAULT_MAX_DOCUMENT_BYTES // 1024 // 1024}M)
 is not judged, which is an input error. A document that cannot be JSON from its first byte is
-rejected there.
+rejected there. Empty input: a file that is empty or only whitespace (whatever its name) is one
+document that is not JSON, and so is a blank line in a JSONL file: invalid, as serde_json rejects
+an empty text; standard input that sends nothing is nothing to validate.
 
 --strict also flags what the implementation accepts but never writes, and, for a pi-ai message
 phi-core reads, each key phi-core would drop (api, cost, errorMessage, thinkingSignature...).
 
 Exit status: 0 every document is valid; 1 some document is invalid; 2 an input error (no such
 file, unreadable, truncated gzip, over the size limit, nothing to validate, a format phi-wire
-does not speak), a usage error, or the output could not be written (for
-example, a closed pipe). Never 0 unless every document was judged valid.
+does not speak), a usage error, the output could not be written (a closed pipe, a full disk,
+standard output closed), or the run was interrupted (Ctrl-C). Never 0 unless every document was
+judged valid.
 
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
 all documents under --strict, are judged by the models themselves.
 """
+
+
+SELECTION_HELP = """\
+--include GLOB and --exclude GLOB (each may be given several times) choose the files read under the
+folders named; a file named on the command line is always read. A path is matched as it stands under
+the folder named, with / between names (under corpus/, the file corpus/pi/valid/a.json is
+pi/valid/a.json). A pattern without a / matches a file's or a folder's own name at any depth
+(manifest.json, *.schema.json, rejected); a pattern with a / matches the whole path from the folder
+named (pi/*/valid, **/streams/*.jsonl). *, ? and [...] match within one name (case-sensitive), **
+any number of folders; a pattern ending in / matches folders only. A pattern that matches a folder
+matches all it holds. --exclude leaves out what matches; with --include, only the files that match
+one of its patterns are read; exclusion wins."""
+VALIDATE_HELP = VALIDATE_HELP.replace("{SELECTION}", SELECTION_HELP)
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
@@ -170,11 +196,23 @@ def positive(text: str) -> int:
 
 class Output:
     """Standard output and error, written so that nothing is a traceback: an error on standard
-    output (a closed pipe, a full disk) raises ``OutputFailed`` once, with its reason."""
+    output (a closed pipe, a full disk, a standard output closed from the start) raises
+    ``OutputFailed`` once, with its reason; a closed standard error is ignored.
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    A command whose output is a listing (``listing``: types, schema, schema-diff) is not failed
+    by a reader that stops early (``phi-wire types | head -1``): it took what it wanted, so the
+    rest is dropped silently and the command's own exit status stands. validate and convert are
+    failed by it: their verdict or data was not all delivered."""
+
+    def __init__(self, out: TextIO | None, err: TextIO | None) -> None:
         self.out = out
         self.err = err
+        self.listing = False
+        self.reader_stopped = False
+        """The reader of a listing stopped early: nothing more is written."""
+        self.interrupted = False
+        """Ctrl-C was pressed (``interrupts_noted``): the next line raises KeyboardInterrupt."""
+        self._bytes_only = False
         for stream in (out, err):  # whatever the encoding, a name or a message never fails it
             reconfigure = getattr(stream, "reconfigure", None)
             if reconfigure is not None:
@@ -182,43 +220,83 @@ class Output:
                     reconfigure(errors="backslashreplace")
 
     def line(self, text: str) -> None:
-        try:
-            self.out.write(text + "\n")
-        except OSError as error:
-            raise self._failed(error) from None
+        self.text(text + "\n")
 
     def text(self, text: str) -> None:
         """Text on standard output as it is (a converted file)."""
-        try:
-            self.out.write(text)
-        except OSError as error:
-            raise self._failed(error) from None
+        self.stop_if_interrupted()
+        self._write(text)
+
+    def stop_if_interrupted(self) -> None:
+        """An interrupt that pydantic dropped (``interrupts_noted``) stops the run here."""
+        if self.interrupted:
+            raise KeyboardInterrupt
 
     def flush(self) -> None:
+        """Deliver what is buffered (nothing to do when nothing was written)."""
+        if self.out is not None and not self.reader_stopped:
+            self._write(None)
+
+    def _write(self, text: str | None) -> None:
+        """``text`` on standard output; None: flush it."""
+        if self.reader_stopped:
+            return
+        if self.out is None:  # started with standard output closed (``>&-``)
+            raise OutputFailed("standard output is closed")
         try:
-            self.out.flush()
-        except OSError as error:
+            if text is None:
+                self.out.flush()
+            else:
+                self._put(self.out, text)
+        except (OSError, ValueError) as error:  # ValueError: the stream object was closed
+            self._silence()
+            if isinstance(error, BrokenPipeError) and self.listing:
+                self.reader_stopped = True
+                return
             raise self._failed(error) from None
+
+    def _put(self, out: TextIO, text: str) -> None:
+        """``text`` on ``out``, through its byte layer when it has one: a pipe closed part-way
+        through a large write takes only part of it, a short write that ``TextIOWrapper``
+        ignores (the rest was lost, silently); here the next write raises ``BrokenPipeError``."""
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:
+            out.write(text)
+            return
+        if not self._bytes_only:  # what the text layer may hold goes first
+            out.flush()
+            self._bytes_only = True
+        data = memoryview(text.encode(out.encoding, out.errors or "strict"))
+        while data:
+            data = data[buffer.write(data) :]
+
+    def settle(self) -> None:
+        """Deliver what is buffered if it can be, at the end of a run that failed already."""
+        with suppress(OutputFailed):
+            self.flush()
 
     def note(self, text: str) -> None:
         """A line on standard error (a failure there is ignored: there is nowhere left to say)."""
+        if self.err is None:  # started with standard error closed (``2>&-``)
+            return
         try:
             self.err.write(f"phi-wire: {text}\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
 
-    def _failed(self, error: OSError) -> OutputFailed:
-        self._silence()
+    def _failed(self, error: OSError | ValueError) -> OutputFailed:
         if isinstance(error, BrokenPipeError):
             return OutputFailed("the output was closed before the run ended (broken pipe)")
+        if isinstance(error, ValueError):
+            return OutputFailed("standard output is closed")
         return OutputFailed(f"cannot write the output ({error.strerror or error})")
 
     def _silence(self) -> None:
         """Point standard output at /dev/null, so that what is still buffered cannot fail again
         when Python exits (which would print a traceback of its own)."""
         try:
-            if self.out is sys.__stdout__:
+            if self.out is sys.__stdout__ and self.out is not None:
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, self.out.fileno())
                 os.close(null)
@@ -227,12 +305,13 @@ class Output:
 
 
 class Progress:
-    """A one-line progress display on a terminal's standard error; silent otherwise."""
+    """A one-line progress display on a terminal's standard error; silent otherwise (and from
+    the first failure to write it on)."""
 
-    def __init__(self, run: Validation, stream: TextIO, enabled: bool) -> None:
+    def __init__(self, run: Validation, stream: TextIO | None, enabled: bool) -> None:
         self.done = 0
         self.stream = stream
-        self.enabled = enabled and stream.isatty()
+        self.enabled = enabled and stream is not None and stream.isatty()
         self.total = run.total_bytes if self.enabled else 0  # (reads each gzip's trailer)
         self.enabled = self.enabled and self.total >= PROGRESS_MIN_BYTES
 
@@ -241,12 +320,19 @@ class Progress:
         if self.enabled:
             share = min(1.0, self.done / self.total)
             bar = "#" * int(share * 30)
-            self.stream.write(f"\r[{bar:<30}] {share:4.0%} {self.done / 1e6:8.1f} MB")
-            self.stream.flush()
+            self._show(f"\r[{bar:<30}] {share:4.0%} {self.done / 1e6:8.1f} MB")
 
     def close(self) -> None:
         if self.enabled:
-            self.stream.write("\r" + " " * 60 + "\r")
+            self._show("\r" + " " * 60 + "\r")
+
+    def _show(self, text: str) -> None:
+        try:
+            assert self.stream is not None  # enabled only with a stream
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # the terminal went away: the run goes on without it
+            self.enabled = False
 
 
 def run_validate(args: argparse.Namespace, output: Output) -> int:
@@ -261,6 +347,8 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
             max_problems=args.max_problems,
             max_document_bytes=args.max_document_bytes,
             all_folders=args.all_folders,
+            include=args.include,
+            exclude=args.exclude,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -372,7 +460,7 @@ def summarize(
             f"{label}: {plural(count, 'file')}" for label, count in formats.items()
         )
     else:
-        named = ", " + (next(iter(formats)) if formats else f"phi-core {run.version}")
+        named = ", " + (next(iter(formats)) if formats else run.label)
     output.line(
         f"{plural(tally.files, 'file')}, {plural(tally.documents, 'document')}: "
         f"{', '.join(counts)}; {tally.bytes:,} bytes in {elapsed:.2f} s "
@@ -407,9 +495,11 @@ Convert stored documents from one format to another, saying what is lost on the 
 Inputs: JSON files (one document: a message, an event, a usage, or an array of them), JSONL files
 (one document per line: a clark-agent history, an event stream, a list of messages), Operator-Use
 session files (read whole, as Operator-Use reads them: its active branch is converted, as its
-build_session_context rebuilds it), gzip-compressed or not, and - (standard input). --from names
-the inputs' format, else it is recognised for each input (the formats of phi-wire validate). A
-JSONL file's documents are converted together: an event stream's events, a history's rows.
+build_session_context rebuilds it), gzip-compressed or not, - (standard input), and folders:
+their files are found as phi-wire validate finds them (.json, .jsonl, .ndjson names; hidden and
+vendored folders skipped) and each converted on its own. --from names the inputs' format, else it
+is recognised for each input (the formats of phi-wire validate). A JSONL file's documents are
+converted together: an event stream's events, a history's rows.
 
 Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
 ways; clark-agent to Operator-Use and back is refused (convert to phi-core first, then from it:
@@ -417,10 +507,11 @@ each step's losses point into its own input). Outputs are written as the target 
 document per input document, a list as JSONL (a list of messages converted to Operator-Use as a
 session file: a fresh header, one message entry per message).
 
-Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE;
--o FOLDER (an existing folder, or any -o with several inputs: created if need be) writes each
-input's output into it, named after the input with the target format before its suffix
-(history.jsonl, --to phi-core: history.phi-core.jsonl). Every file is written to a temporary file
+Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE; -o
+FOLDER (an existing folder, or any -o with several inputs or a folder: created if need be) writes
+each input's output into it, named after the input with the target format before its suffix
+(history.jsonl, --to phi-core: history.phi-core.jsonl); a file found under a folder named keeps its
+path under it (a/history.jsonl: a/history.phi-core.jsonl). Every file is written to a temporary file
 beside it and renamed over it when complete: a failed run never leaves a partial file.
 
 Losses: each conversion's losses are summarised on standard error, counted by kind (dropped: the
@@ -430,9 +521,30 @@ not exactly) and reason; -v lists each one's file:line and JSON pointer into tha
 Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
 losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
-convert), a usage error, or an output could not be written. Each error is one line on standard
-error, file:line: what is wrong.
+convert), a usage error, an output could not be written, or the run was interrupted (Ctrl-C).
+Each error is one line on standard error, file:line: what is wrong.
+
+{SELECTION_HELP}
 """
+
+
+def add_selection(command: argparse.ArgumentParser) -> None:
+    """``--include`` and ``--exclude``, repeatable (the help text's last paragraph says how
+    they match)."""
+    command.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="under the folders named, read only the files that match (repeatable)",
+    )
+    command.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="under the folders named, leave out the files and folders that match (repeatable)",
+    )
 
 
 def add_convert(commands: Any) -> None:
@@ -443,7 +555,10 @@ def add_convert(commands: Any) -> None:
         formatter_class=ParagraphsFormatter,
     )
     convert.add_argument(
-        "inputs", nargs="+", metavar="IN", help="JSON, JSONL or session files, or - for stdin"
+        "inputs",
+        nargs="+",
+        metavar="IN",
+        help="JSON, JSONL or session files, folders of them, or - for stdin",
     )
     convert.add_argument(
         "--from",
@@ -471,6 +586,7 @@ def add_convert(commands: Any) -> None:
     convert.add_argument(
         "--quiet", action="store_true", help="no summary of the losses (errors are still said)"
     )
+    add_selection(convert)
     convert.set_defaults(run=run_convert)
 
 
@@ -480,18 +596,22 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
     from phi_wire._convert_files import (
         ConvertError,
         convert_input,
+        inputs_named,
         output_name,
         read_input,
         write_atomically,
     )
 
+    inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
+    several = len(args.inputs) > 1 or any(named.under is not None for named in inputs)
     destination = args.output
     folder: Path | None = None
     if destination is not None and destination != "-":
-        if len(args.inputs) > 1 or Path(destination).is_dir():
+        if several or Path(destination).is_dir():
             folder = Path(destination)
-    elif len(args.inputs) > 1:
-        raise UsageError("several inputs need -o FOLDER (where their outputs go)")
+    elif several:
+        what = "several inputs need" if len(args.inputs) > 1 else "a folder of inputs needs"
+        raise UsageError(f"{what} -o FOLDER (where their outputs go)")
     if args.inputs.count("-") > 1:
         raise UsageError("standard input (-) can be read once only")
     if folder is not None:
@@ -499,9 +619,11 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"{folder}: cannot create the folder ({error.strerror})") from None
-    errors = 0
+    for line in walk_errors:
+        output.note(line)
+    errors = len(walk_errors)
     lost = 0
-    for name in args.inputs:
+    for name, under in inputs:
         try:
             converted = convert_input(read_input(name), args.source, args.target)
         except ConvertError as error:
@@ -509,7 +631,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
             errors += 1
             continue
         if folder is not None:
-            target = output_name(name, args.target, converted.lines, folder)
+            target = output_name(name, args.target, converted.lines, folder, under)
         elif destination not in (None, "-"):
             target = Path(destination)
         else:
@@ -522,7 +644,9 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
                 output.note(f"{name}: the output would overwrite the input: not written")
                 errors += 1
                 continue
+            output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
             try:
+                target.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(target, [converted.text])
             except OSError as error:
                 output.note(f"{target}: cannot write ({error.strerror or error}): not written")
@@ -566,7 +690,11 @@ def report_losses(name: str, converted: Any, written: str, verbose: bool, output
 def run_schema_diff(args: argparse.Namespace, output: Output) -> int:
     """Print the report; exit 0, 1 or 2 (see ``schema_diff.DESCRIPTION``)."""
     try:
-        report = schema_diff.diff(args.old, args.new)
+        report = schema_diff.diff(args.old, args.new, across_formats=args.across_formats)
+    except schema_diff.DifferentFormats as error:
+        raise UsageError(
+            f"schema-diff: {error.reason}; --across-formats compares them anyway"
+        ) from None
     except (ValueError, OSError) as error:
         raise UsageError(f"schema-diff: {error}") from None
     if args.format == "json":
@@ -601,7 +729,13 @@ def add_schema_diff(commands: Any) -> None:
         default="any",
         help="which breaking changes make the exit status 1 (default: any)",
     )
-    command.set_defaults(run=run_schema_diff)
+    command.add_argument(
+        "--across-formats",
+        action="store_true",
+        help="compare versions of two formats (refused otherwise: every difference between two "
+        "implementations would read as breaking)",
+    )
+    command.set_defaults(run=run_schema_diff, listing=True)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -609,6 +743,7 @@ def parser() -> argparse.ArgumentParser:
         prog="phi-wire", description=__doc__.split("\n\n")[0].rstrip(".")
     )
     root.add_argument("--version", action="version", version=f"phi-wire {__version__}")
+    root.set_defaults(listing=False)  # see Output: types, schema and schema-diff set it
     commands = root.add_subparsers(dest="command", required=True)
     validate = commands.add_parser(
         "validate",
@@ -662,6 +797,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also read hidden and vendored folders (.git, .venv, node_modules...)",
     )
+    add_selection(validate)
     validate.add_argument(
         "--quiet", action="store_true", help="print problems and errors only, no summary"
     )
@@ -680,26 +816,53 @@ def parser() -> argparse.ArgumentParser:
     schema.add_argument("type")
     schema.add_argument("--format", choices=FORMATS, default="phi-core")
     schema.add_argument("--version", help="the version of --format (default: its default)")
-    schema.set_defaults(run=run_schema)
+    schema.set_defaults(run=run_schema, listing=True)
     types = commands.add_parser("types", help="list the wire types")
     types.add_argument("--format", choices=FORMATS, default="phi-core")
     types.add_argument("--version", help="the version of --format (default: its default)")
-    types.set_defaults(run=run_types)
+    types.set_defaults(run=run_types, listing=True)
     add_convert(commands)
     add_schema_diff(commands)
     return root
 
 
+@contextmanager
+def interrupts_noted(output: Output) -> Iterator[None]:
+    """While the command runs, Ctrl-C raises KeyboardInterrupt as Python's own handler does and
+    also sets ``output.interrupted``: pydantic-core drops an interrupt raised inside a union it is
+    writing (``phi_wire._interrupts``), and the run must still end as interrupted. Only Python's
+    default handler is replaced, in the main thread (a program's own handler stays)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        output.interrupted = True
+        raise KeyboardInterrupt
+
+    replaced = False
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        with suppress(ValueError):  # not the main thread
+            signal.signal(signal.SIGINT, handler)
+            replaced = True
+    try:
+        yield
+    finally:
+        if replaced:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     output = Output(sys.stdout, sys.stderr)
     try:
-        args = parser().parse_args(argv)
-    except SystemExit as exit_:  # argparse printed the usage problem (or the help)
-        return 0 if exit_.code == 0 else 2
-    except OSError:  # the help could not be written
-        return 2
-    try:
-        return int(args.run(args, output))
+        with interrupts_noted(output):
+            try:
+                args = parser().parse_args(argv)
+            except SystemExit as exit_:  # argparse printed the usage problem (or the help)
+                return 0 if exit_.code == 0 else 2
+            except OSError:  # the help could not be written
+                return 2
+            output.listing = args.listing
+            status = int(args.run(args, output))
+            output.stop_if_interrupted()  # pydantic dropped it, and nothing was written after it
+            return status
     except UsageError as error:
         output.note(str(error))
         return 2
@@ -708,6 +871,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         output.note("interrupted")
+        output.settle()  # what was printed before is kept; a reader gone is no second error
         return 2
 
 

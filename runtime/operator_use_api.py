@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, TypeVar, overload
 
 from ._lax_codec import dumps, loads
 from ._session_tree import ContextParts, context_builder, context_parts
@@ -23,9 +24,13 @@ from .formats import find
 from .operator_use_base import SessionFileLines
 from .recognise.operator_use import LAYOUTS, layout_of, recognise
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
+
 __all__ = [
     "LAYOUTS",
     "ContextParts",
+    "Loads",
     "SessionFileLines",
     "context_builder",
     "context_parts",
@@ -35,6 +40,26 @@ __all__ = [
     "loads",
     "recognise",
 ]
+
+
+T = TypeVar("T")
+Entry = TypeVar("Entry")
+
+Text = str | bytes | bytearray | memoryview
+
+
+class Loads(Protocol[Entry]):
+    """The static type of a layout module's ``loads`` (``Loads[SessionFileEntry]``): the wire
+    type's value, except that the layout's ``SessionFile`` (a ``list[SessionFileEntry]`` alias
+    marked as a whole file) gives a ``SessionFileLines``."""
+
+    @overload
+    def __call__(self, tp: type[T], data: Text) -> T: ...  # type: ignore[overload-overlap]
+    # (a class, list[X] included, is read as itself; only the alias is a session file)
+    @overload
+    def __call__(self, tp: TypeForm[list[Entry]], data: Text) -> SessionFileLines[Entry]: ...
+    @overload
+    def __call__(self, tp: TypeForm[T], data: Text) -> T: ...
 
 
 def layout(name: str) -> ModuleType:

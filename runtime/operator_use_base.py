@@ -23,11 +23,13 @@ import types
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Generic, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 from pydantic_core import PydanticUndefined
+from typing_extensions import TypeVar
 
+from ._interrupts import InterruptibleModel
 from .errors import WireError
 
 __all__ = [
@@ -70,7 +72,7 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
-class LaxModel(BaseModel):
+class LaxModel(InterruptibleModel):
     """Base of every generated Operator-Use model: pydantic's defaults, as Operator-Use's own
     dataclasses and models have them (lax mode, unknown keys ignored and dropped), with the schema's
     ``x-default-factory`` markers turned into default factories once per class."""
@@ -98,9 +100,14 @@ class SessionEntryModel(LaxModel):
     """Base of the session-file entries (the header included): what a session file's lines are."""
 
 
-class SessionFileLines(list[Any]):
+Entry = TypeVar("Entry", default=Any)
+"""The entry type of a ``SessionFileLines``: a layout's ``SessionFileEntry`` union."""
+
+
+class SessionFileLines(list[Entry], Generic[Entry]):
     """A session file: its entries in line order (a list), as ``loads(SessionFile, text)`` reads
-    it; ``dumps`` writes one line per entry, each ending with ``\\n``.
+    it; ``dumps`` writes one line per entry, each ending with ``\\n``. Statically a
+    ``SessionFileLines[SessionFileEntry]`` of the layout that read it.
 
     ``skipped`` lists the lines Operator-Use's reader skips without a word (each a ``WireError``
     with its ``line``); blank lines are skipped too, and are not listed.
@@ -113,7 +120,7 @@ class SessionFileLines(list[Any]):
 
     skipped: tuple[WireError, ...]
 
-    def __init__(self, entries: Iterable[Any] = (), skipped: Iterable[WireError] = ()) -> None:
+    def __init__(self, entries: Iterable[Entry] = (), skipped: Iterable[WireError] = ()) -> None:
         super().__init__(entries)
         self.skipped = tuple(skipped)
         self._with_nulls: dict[int, Any] = {}  # id -> the entry itself (so the id stays its own)

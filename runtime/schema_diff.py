@@ -11,7 +11,10 @@ open unless ``additionalProperties: false`` (serde ignores unknown keys): an opt
 added to or removed from an open object breaks no one. What is not compared in detail (a changed
 pattern, a reference to another type) counts as breaking both: the verdict errs on the safe side.
 
-Definitions are matched by name across the two folders. Each change is reported where it happens
+The two are versions of one format: ``diff`` refuses a phi-core version against a clark-agent one
+(``DifferentFormats``), whose every difference would read as breaking, unless
+``across_formats=True`` (``--across-formats``). Definitions are matched by name across the two
+folders. Each change is reported where it happens
 (the definition and a JSON pointer into it) with the types whose documents can contain it
 (``reached_from``), and ``Report.compatibility(T)`` answers for a whole type: its definition and
 everything it references. Annotations never change a verdict: changed defaults, serde keywords
@@ -24,10 +27,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._schema_compare import Change, Impact, Report, SchemaSet, diff, load
+    from ._schema_compare import (
+        Change,
+        DifferentFormats,
+        Impact,
+        Report,
+        SchemaSet,
+        diff,
+        load,
+    )
 
 __all__ = [
     "Change",
+    "DifferentFormats",
     "Impact",
     "Report",
     "SchemaSet",
@@ -35,7 +47,7 @@ __all__ = [
     "load",
 ]
 
-_IMPLEMENTATION = {"Change", "Impact", "Report", "SchemaSet", "diff", "load"}
+_IMPLEMENTATION = {"Change", "DifferentFormats", "Impact", "Report", "SchemaSet", "diff", "load"}
 
 
 def __getattr__(name: str) -> Any:
@@ -61,5 +73,6 @@ DESCRIPTION = """Report, per type, the changes from OLD to NEW that break old re
 (a new enum value or union variant, a key a closed object refuses, a field no longer required, a
 wider type) and those that break new readers of old data (a removed variant or value, a new
 required field or one that became required, a narrower type). OLD and NEW are schema folders or
-versions (0.8, 0.10). Exit status: 0 no breaking change (of the kind --fail-on names), 1 breaking
-changes found, 2 a usage error."""
+versions (0.8, 0.10; clark-agent/0.4, operator-use/d1cdaad8) of one format: two formats are
+compared only with --across-formats. Exit status: 0 no breaking change (of the kind --fail-on
+names), 1 breaking changes found, 2 a usage error (two formats without --across-formats)."""

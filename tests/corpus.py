@@ -60,3 +60,13 @@ def manifest(version: str, implementation: str = "phi-core") -> list[Fixture]:
 
 def fixtures(version: str, kind: str, implementation: str = "phi-core") -> list[Fixture]:
     return [fixture for fixture in manifest(version, implementation) if fixture.kind == kind]
+
+
+def corpora() -> list[tuple[str, str]]:
+    """(implementation, version) of every corpus whose manifest lists fixtures (the
+    implementations' corpora; otel-genai's manifests describe files otherwise)."""
+    found = []
+    for path in sorted(fixtures_root().glob("*/*/manifest.json")):
+        if isinstance(json.loads(path.read_text(encoding="utf-8")).get("fixtures"), list):
+            found.append((path.parent.parent.name, path.parent.name))
+    return found

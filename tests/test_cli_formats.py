@@ -119,6 +119,14 @@ NAMES_NONE = (
 )
 PI = "pi's JSON, kept in Operator-Use's corpus as what it rejects"
 OTHER_FORMAT = "the same JSON is another spoken format's, weighed first"
+FOLDER = (
+    "JSON other formats write alike: taken as the fitting format its folder's other files show "
+    "most (issue 17)"
+)
+FOLDER_TIE = (
+    "bare strings its folder's files all share with Operator-Use's enums: Operator-Use fits as "
+    "many of them, and comes first in the order (issue 17)"
+)
 
 NOT_THEIR_OWN: dict[str, dict[str, tuple[str, str]]] = {
     "clark-agent/0.4.0": {
@@ -136,15 +144,7 @@ NOT_THEIR_OWN: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "accepted/TextContent/TextContent.array_form.input.json": ("phi-core", NAMES_NONE),
         "accepted/ToolCall/ToolCall.openai_function_shape.input.json": ("phi-core", NAMES_NONE),
-        "accepted/ToolResult/ToolResult.content_only_unknown.canonical.json": (
-            "phi-core",
-            SAME_AS_PHI_CORE,
-        ),
         "accepted/ToolResult/ToolResult.content_only_unknown.input.json": ("phi-core", NAMES_NONE),
-        "accepted/ToolResult/ToolResult.explicit_defaults.canonical.json": (
-            "phi-core",
-            SAME_AS_PHI_CORE,
-        ),
         "accepted/Usage/Usage.empty.input.json": ("phi-core", NAMES_NONE),
         "accepted/UserContent/UserContent.blocks.key_order.canonical.json": (
             "phi-core",
@@ -212,30 +212,18 @@ NOT_THEIR_OWN: dict[str, dict[str, tuple[str, str]]] = {
         "rejected/UserBlock/UserBlock.type_case.input.json": ("phi-core", NAMES_NONE),
         "rejected/UserContent/UserContent.number.input.json": ("phi-core", NAMES_NONE),
         "rejected/UserContent/UserContent.object.input.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/AgentMessage/AgentMessage.user.blocks_empty.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/AgentMessage/AgentMessage.user.blocks_text_only.json": (
-            "phi-core",
-            SAME_AS_PHI_CORE,
-        ),
-        "valid/AssistantBlock/AssistantBlock.text.basic.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ReasoningEffort/ReasoningEffort.high.value.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ReasoningEffort/ReasoningEffort.low.value.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ReasoningEffort/ReasoningEffort.medium.value.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ReasoningEffort/ReasoningEffort.minimal.value.json": ("phi-core", SAME_AS_PHI_CORE),
+        "valid/ReasoningEffort/ReasoningEffort.high.value.json": ("operator-use", FOLDER_TIE),
+        "valid/ReasoningEffort/ReasoningEffort.low.value.json": ("operator-use", FOLDER_TIE),
+        "valid/ReasoningEffort/ReasoningEffort.medium.value.json": ("operator-use", FOLDER_TIE),
+        "valid/ReasoningEffort/ReasoningEffort.minimal.value.json": ("operator-use", FOLDER_TIE),
         "valid/ReasoningEffort/ReasoningEffort.xhigh.value.json": ("operator-use", OTHER_FORMAT),
-        "valid/ReasoningFormat/ReasoningFormat.unknown.value.json": ("operator-use", OTHER_FORMAT),
-        "valid/StopReason/StopReason.aborted.value.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/StreamErrorKind/StreamErrorKind.aborted.value.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ToolResult/ToolResult.details_false.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ToolResult/ToolResult.text_minimal.json": ("phi-core", SAME_AS_PHI_CORE),
         "valid/ToolResultBlock/ToolResultBlock.text.basic.json": ("phi-core", SAME_AS_PHI_CORE),
         "valid/ToolSchema/ToolSchema.shell.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/UserBlock/UserBlock.text.basic.json": ("phi-core", SAME_AS_PHI_CORE),
     },
     "operator-use/d0da87a6": {
         "accepted/Content/Content.empty_object.input.json": ("phi-core", NAMES_NONE),
         "accepted/Content/Content.image.pi_phi_shape.input.json": ("phi-core", SAME_AS_PHI_CORE),
-        "accepted/Content/Content.phi_pi_text_key.input.json": ("phi-core", SAME_AS_PHI_CORE),
+        "accepted/Content/Content.phi_pi_text_key.input.json": ("clark-agent", FOLDER),
         "accepted/Content/Content.tool_call.pi_arguments_key.input.json": (
             "clark-agent",
             OTHER_FORMAT,
@@ -259,10 +247,8 @@ NOT_THEIR_OWN: dict[str, dict[str, tuple[str, str]]] = {
         "rejected/Content/Content.unknown_tag_camel.input.json": ("phi-core", SAME_AS_PHI_CORE),
         "rejected/Role/Role.reject_human.input.json": ("phi-core", NAMES_NONE),
         "rejected/Role/Role.reject_toolResult.input.json": ("phi-core", NAMES_NONE),
-        "rejected/SessionFile/SessionFile.empty.input.jsonl": (
-            "",
-            "an empty file: no document, no format",
-        ),
+        # an empty file is one document, which is not JSON, whatever its name (issue 17)
+        "rejected/SessionFile/SessionFile.empty.input.jsonl": ("phi-core", NAMES_NONE),
         "rejected/SessionFile/SessionFile.pi_coding_agent_v3.input.jsonl": ("pi", PI),
         "rejected/SessionFileEntry/Entry.array_line.input.json": ("phi-core", NAMES_NONE),
         "rejected/SessionFileEntry/Entry.blank_line.input.json": ("phi-core", NAMES_NONE),
@@ -278,12 +264,6 @@ NOT_THEIR_OWN: dict[str, dict[str, tuple[str, str]]] = {
         "rejected/ToolKind/ToolKind.reject_shell.input.json": ("phi-core", NAMES_NONE),
         "rejected/Usage/Usage.array.input.json": ("phi-core", NAMES_NONE),
         "valid/MessageMeta/MessageMeta.empty.json": ("phi-core", NAMES_NONE),
-        "valid/StopReason/StopReason.error.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/StopReason/StopReason.stop.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ThinkingLevel/ThinkingLevel.high.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ThinkingLevel/ThinkingLevel.low.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ThinkingLevel/ThinkingLevel.minimal.json": ("phi-core", SAME_AS_PHI_CORE),
-        "valid/ThinkingLevel/ThinkingLevel.off.json": ("phi-core", SAME_AS_PHI_CORE),
     },
     "operator-use/d1cdaad8": {},
 }

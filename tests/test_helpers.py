@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from mypy_run import run_mypy
 
 import phi_wire.v0_8
 from phi_wire import (
@@ -219,20 +219,15 @@ def test_the_one_way_rule_is_enforced_by_the_types(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """mypy, as tools/typecheck runs it, rejects an ExtensionMessage where a Message goes."""
-    api = pytest.importorskip("mypy.api")
     root = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(root / "tools"))
-    try:
-        from stage_package import stage
-    finally:
-        sys.path.pop(0)
-    stage(tmp_path / "staged")
     snippet = tmp_path / "snippet.py"
     snippet.write_text(ONE_WAY_SNIPPET, encoding="utf-8")
-    cache = root / "build" / "mypy-cache-tests"
-    monkeypatch.setenv("MYPYPATH", str(tmp_path / "staged"))
-    out, _, status = api.run(
-        ["--config-file", str(root / "pyproject.toml"), "--cache-dir", str(cache), str(snippet)]
+    status, out = run_mypy(
+        [snippet],
+        ["--config-file", str(root / "pyproject.toml")],
+        cache="mypy-cache-tests",
+        staging=tmp_path / "staged",
+        monkeypatch=monkeypatch,
     )
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1 and len(errors) == 1, out

@@ -41,7 +41,7 @@ import phi_wire.v0_10
 from phi_wire.cli import main as cli_main
 from phi_wire.formats import FORMATS, versions
 from phi_wire.pointer import escape
-from phi_wire.schema_diff import Impact, Report, SchemaSet, diff, load
+from phi_wire.schema_diff import DifferentFormats, Impact, Report, SchemaSet, diff, load
 from schemas import entry_of, jsonl_item_type, registry, schema_files, strict_json
 
 EXPECTED_DIR = Path(__file__).parent / "expected"
@@ -548,6 +548,37 @@ def test_exit_statuses_and_formats(capsys: pytest.CaptureFixture[str], tmp_path:
     status, _, err = run_cli("0.8", str(tmp_path / "empty"), capsys=capsys)
     assert status == 2 and "no schema files" in err
     assert run_cli("0.8", capsys=capsys)[0] == 2
+
+
+def test_a_diff_across_formats_is_refused_unless_asked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 17, defect 10: ``schema-diff 0.8 clark-agent/0.4`` printed some 300 lines of
+    "breaking" changes between two implementations. Refused: exit 2 and one line saying why and
+    how to force it (``--across-formats``); the library raises ``DifferentFormats``, a
+    ``ValueError``, unless ``across_formats=True``."""
+    status, out, err = run_cli("0.8", "clark-agent/0.4", capsys=capsys)
+    assert (status, out, err.count("\n")) == (2, "", 1), err
+    assert err.startswith("phi-wire: schema-diff: phi-core 0.8 and clark-agent 0.4 are versions ")
+    assert "--across-formats compares them anyway" in err
+    schemas = ROOT / "schemas"
+    folders = [schemas / "phi-core" / "0.10", schemas / "operator-use" / "d1cdaad8"]
+    status, out, err = run_cli(*map(str, folders), capsys=capsys)  # the files' $id say whose
+    assert (status, out) == (2, "") and f"{folders[1]} (operator-use) are versions" in err, err
+    status, out, _ = run_cli("0.8", "clark-agent/0.4", "--across-formats", capsys=capsys)
+    assert status == 1 and out.startswith("schema-diff phi-core 0.8 -> clark-agent 0.4: ")
+    with pytest.raises(DifferentFormats, match="pass across_formats=True") as raised:
+        diff("0.8", "clark-agent/0.4")
+    assert isinstance(raised.value, ValueError)
+    assert diff("0.8", "clark-agent/0.4", across_formats=True).breaking()
+    # a folder whose files name no format (no $id) is compared with any version
+    for source in folders[0].glob("*.json"):
+        document = json.loads(source.read_text(encoding="utf-8"))
+        document.pop("$id")
+        (tmp_path / source.name).write_text(json.dumps(document), encoding="utf-8")
+    assert load(tmp_path).format is None and load(folders[0]).format == "phi-core"
+    assert not diff(tmp_path, "0.10").changes
+    assert diff(tmp_path, "clark-agent/0.4").breaking()
 
 
 def test_the_command_line_loads_the_comparison_only_when_it_runs() -> None:

@@ -4,6 +4,8 @@ spread over many machines, gets from it without the command line."""
 from __future__ import annotations
 
 import gzip
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,63 @@ def test_stopping_early_leaves_the_run_incomplete(tmp_path: Path) -> None:
     for _ in run:
         break
     assert not run.complete
+
+
+def test_a_bare_path_is_one_path(tmp_path: Path) -> None:
+    """Issue 17, defect 5: ``validate("some/dir")`` read each character of the string as a path
+    (``validate("/")`` walked the whole file system). A bare ``str`` or ``os.PathLike`` is one
+    path, any iterable of them many; paths that are not text raise ``TypeError``."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "events.jsonl").write_bytes(EVENTS)
+    for paths in (str(folder), folder, [folder], (str(folder),), iter([folder])):
+        run = validate(paths)
+        assert list(run) == [] and run.complete, paths
+        assert {summary.file for summary in run.files} == {str(folder / "events.jsonl")}
+        assert run.tally.input_errors == [] and run.tally.valid == EVENTS.count(b"\n")
+    for not_text in (os.fsencode(folder), [os.fsencode(folder)], [1]):
+        with pytest.raises(TypeError, match=r"paths are str or os\.PathLike"):
+            validate(not_text)  # type: ignore[arg-type]
+
+
+PATHS_SNIPPET = """
+from pathlib import Path
+
+from phi_wire.validate import validate
+
+validate("sessions/")
+validate(Path("sessions/"))
+validate(["a.jsonl", Path("b.jsonl")])
+validate(path for path in [Path("c.jsonl")])
+validate(b"sessions/")
+validate([1])
+"""
+
+
+def test_the_signature_says_what_validate_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mypy --strict (as tools/typecheck runs it) accepts one path or an iterable of str and
+    PathLike paths, and rejects bytes and numbers: it accepted ``validate("dir")`` while it
+    meant characters, and refused ``validate(Path("dir"))``, which works."""
+    api = pytest.importorskip("mypy.api")
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from stage_package import stage
+    finally:
+        sys.path.pop(0)
+    stage(tmp_path / "staged")
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(PATHS_SNIPPET, encoding="utf-8")
+    monkeypatch.setenv("MYPYPATH", str(tmp_path / "staged"))
+    out, _, status = api.run(
+        [
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / "build" / "mypy-cache-tests"),
+            str(snippet),
+        ]
+    )
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert status == 1 and [line.split(":")[1] for line in errors] == ["10", "11"], out

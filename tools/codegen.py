@@ -12,7 +12,8 @@ Two trees, for each version the registry lists (``runtime/formats.py``), oldest 
    command and the sha256 of the schemas;
 2. the package's ``__init__`` becomes the version's public module (``phi_wire.v0_8``): the API
    block of ``tools/templates/api/<format>.py.tmpl`` is appended (the version-independent names of
-   ``runtime/api.py``, ``schema`` bound to the version's files, the format's constructors).
+   ``runtime/api.py``, ``schema`` bound to the version's files, the format's constructors, and
+   ``WireValue``: the union of the version's classes, which ``phi_wire.convert`` types with).
 
 ``generated/typescript/`` (``tools/codegen_typescript.py``): an npm package with TypeScript
 declarations (json-schema-to-typescript) and ahead-of-time compiled validators (ajv) for every
@@ -185,20 +186,41 @@ def append_api(entry: Any, package: Path) -> None:
         folder=entry.folder,
         api_imports="".join(f"    {name},\n" for name in names).rstrip("\n"),
         api_exports="".join(f'    "{name}",\n' for name in isort_order(exported)).rstrip("\n"),
+        wire_classes=" | ".join(wire_classes(package)),
     )
     init.write_text(generated + block)
+
+
+def wire_classes(package: Path) -> list[str]:
+    """The classes (models and enums) the package's ``__init__`` re-exports from its modules:
+    ``$wire_classes``, the members of the version's ``WireValue`` union."""
+    exported = {
+        alias.asname or alias.name
+        for node in ast.parse((package / "__init__.py").read_text()).body
+        if isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names
+    }
+    classes = {
+        node.name
+        for module in package.glob("*.py")
+        for node in ast.parse(module.read_text()).body
+        if isinstance(node, ast.ClassDef)
+    }
+    return sorted(exported & classes)
 
 
 def template_names(template: Path) -> list[str]:
     """The public names an API template binds at module level (``schema``, ``VERSION``...), its
     imports by name included (``$api_imports`` stands for runtime/api.py's names, counted apart)."""
     text = string.Template(template.read_text()).safe_substitute(
-        api_imports="    dumps,", api_exports=""
+        api_imports="    dumps,", api_exports="", wire_classes="object"
     )
     names: list[str] = []
     for node in ast.parse(text).body:
         if isinstance(node, ast.Assign):
             names += [target.id for target in node.targets if isinstance(target, ast.Name)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
         elif isinstance(node, ast.ImportFrom) and "$api_imports" not in template.read_text():
             names += [alias.asname or alias.name for alias in node.names]
     return [name for name in names if not name.startswith("_")]

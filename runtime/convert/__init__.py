@@ -6,6 +6,10 @@
     result.value    # a model of the target format (phi-core: the newest version's)
     result.losses   # one Loss per piece of the source the target cannot hold, or had to invent
 
+Statically, ``result.value`` is the target's value type (``phi_wire.convert.values``): a
+``PhiCoreValue`` for ``target="phi-core"`` (the default), ``ClarkAgentValue``,
+``OperatorUseValue``; ``AnyValue`` when the target is a ``str`` known at run time only.
+
 Each ``Loss`` names a JSON pointer into the *source* document and a reason. Nothing is lost
 silently: a piece of the source that no loss names survives a round trip source -> target ->
 source. Converters exist between phi-core and every other format (``CONVERTERS``); the mapping
@@ -16,9 +20,24 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, overload
+
+from typing_extensions import TypeVar
 
 from phi_wire.formats import FORMATS, version_of
+
+if TYPE_CHECKING:  # the value types import every format's models; convert itself does not
+    from phi_wire.operator_use import SessionFileEntry
+    from phi_wire.operator_use_api import SessionFileLines
+
+    from .values import (
+        AnyValue,
+        ClarkAgentValue,
+        Convertible,
+        OperatorUseValue,
+        PhiCoreItem,
+        PhiCoreValue,
+    )
 
 __all__ = [
     "CONVERTERS",
@@ -44,10 +63,14 @@ class Loss(NamedTuple):
     reason: str
 
 
-class Conversion(NamedTuple):
+Value = TypeVar("Value", default="AnyValue")
+"""The type of a conversion's value: the target format's (``phi_wire.convert.values``)."""
+
+
+class Conversion(NamedTuple, Generic[Value]):
     """A converted value and what the conversion lost."""
 
-    value: Any
+    value: Value
     losses: tuple[Loss, ...]
 
 
@@ -65,17 +88,33 @@ CONVERTERS: dict[tuple[str, str], str] = {
 function takes a model of the source format and returns a ``Conversion``."""
 
 
-def _converter(source: str, target: str) -> Callable[[Any], Conversion]:
+def _converter(source: str, target: str) -> Callable[[Any], Conversion[Any]]:
     location = CONVERTERS.get((source, target))
     if location is None:
         pairs = ", ".join(f"{a} -> {b}" for a, b in sorted(CONVERTERS)) or "none yet"
         raise UnsupportedConversion(f"no converter from {source} to {target} (there are: {pairs})")
     module, _, function = location.partition(":")
-    converter: Callable[[Any], Conversion] = getattr(importlib.import_module(module), function)
+    converter: Callable[[Any], Conversion[Any]] = getattr(importlib.import_module(module), function)
     return converter
 
 
-def convert(value: Any, *, source: str | None = None, target: str = "phi-core") -> Conversion:
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["phi-core"] = "phi-core"
+) -> Conversion[PhiCoreValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["clark-agent"]
+) -> Conversion[ClarkAgentValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["operator-use"]
+) -> Conversion[OperatorUseValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: str
+) -> Conversion[AnyValue]: ...
+def convert(value: Any, *, source: str | None = None, target: str = "phi-core") -> Conversion[Any]:
     """``value`` (a model of ``source``; by default the format whose module defines it) as a model
     of ``target``, with the losses."""
     if source is None:
@@ -99,9 +138,20 @@ SESSION_WRITERS: dict[str, str] = {
 file (what it stores a conversation as)."""
 
 
+@overload
+def to_session_file(
+    messages: Sequence[PhiCoreItem],
+    *,
+    target: Literal["operator-use"] = "operator-use",
+    cwd: str = ".",
+) -> Conversion[SessionFileLines[SessionFileEntry]]: ...
+@overload
+def to_session_file(
+    messages: Sequence[PhiCoreItem], *, target: str, cwd: str = "."
+) -> Conversion[AnyValue]: ...
 def to_session_file(
     messages: Sequence[Any], *, target: str = "operator-use", cwd: str = "."
-) -> Conversion:
+) -> Conversion[Any]:
     """A list of phi-core messages (the newest version's models) as a session file of
     ``target``: for Operator-Use a ``SessionFileLines`` (a fresh header with ``cwd``, one message
     entry per message, each the child of the one before), the ids it invents among the losses."""
@@ -109,5 +159,5 @@ def to_session_file(
     if location is None:
         raise UnsupportedConversion(f"{target} has no session file to write messages to")
     module, _, function = location.partition(":")
-    writer: Callable[..., Conversion] = getattr(importlib.import_module(module), function)
+    writer: Callable[..., Conversion[Any]] = getattr(importlib.import_module(module), function)
     return writer(list(messages), cwd=cwd)

@@ -524,7 +524,7 @@ CLARK_BLOCKS = (
 )
 
 
-def to_phi_core(value: Any) -> Conversion:
+def to_phi_core(value: Any) -> Conversion[Any]:
     """A clark-agent value (a message, a list of history rows, an event or an event stream, a
     block, ``Usage``, ``StopReason``, ``ToolCall``, ``ToolResult``) as phi-core 0.10's."""
     losses = _Losses()
@@ -706,7 +706,7 @@ def _system_data(data: dict[str, Any]) -> bool:
     return stamp is None or (type(stamp) is int and 0 <= stamp < 2**64)
 
 
-def from_phi_core(value: Any) -> Conversion:
+def from_phi_core(value: Any) -> Conversion[Any]:
     """A phi-core 0.10 value (a message, a list of messages, a content block, ``Usage``,
     ``StopReason``, an event ``ToolResult``) as clark-agent 0.4's."""
     losses = _Losses()

@@ -119,7 +119,7 @@ def _json_list(values: Sequence[Any], dumps: Any) -> list[Any]:
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
 
-def to_phi_core(value: Any) -> Conversion:
+def to_phi_core(value: Any) -> Conversion[Any]:
     """An Operator-Use value as phi-core 0.10 (see the module docstring for what becomes what)."""
     losses = _Losses()
     if isinstance(value, SessionFileLines):
@@ -417,7 +417,7 @@ def _assistant_to_phi(
 # --- phi-core -> Operator-Use -------------------------------------------------------------------
 
 
-def from_phi_core(value: Any) -> Conversion:
+def from_phi_core(value: Any) -> Conversion[Any]:
     """A phi-core value as Operator-Use d0da87a6 (see the module docstring)."""
     losses = _Losses()
     if isinstance(value, list):
@@ -440,7 +440,7 @@ def from_phi_core(value: Any) -> Conversion:
     raise UnsupportedConversion(f"no phi-core -> Operator-Use conversion for {name}")
 
 
-def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion:
+def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion[Any]:
     """A phi-core message list as an Operator-Use session file: a header (fresh uuid7-style id,
     the first message's time, ``cwd``) and one message entry per message, each the child of the
     one before; before an assistant message whose model or provider is not the one in effect, a

@@ -12,7 +12,9 @@ its type or None; ``claim(document)``: ``(type, certain)``): ``phi_core``, ``ope
 ``clark_agent``, and, only to name them, two formats phi-wire does not speak yet, ``pi`` (pi-ai,
 pi-agent-core, pi-coding-agent) and ``yoagent`` (0.13 and later). A claim is *certain* when the
 document holds something only that format writes, *possible* when other formats write the same
-JSON. Only a format's ``loads`` judges whether the document is valid.
+JSON. Only a format's ``loads`` judges whether the document is valid. Every JSON value gets an
+answer, never an exception: a tag (``type``, ``role``, ``kind``) that is not a string (an array,
+an object, a number...) names no variant, and every recogniser reads tags so (``_tags.tag_of``).
 
 The formats are tried in the order ``ORDER``; a certain claim beats a possible one, and among
 claims of the same kind the earlier format wins. The overlaps this order settles, deliberately:
@@ -40,7 +42,7 @@ one type is recognised as ``list[<type>]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, NamedTuple
 
 from . import clark_agent, operator_use, phi_core, pi, yoagent
@@ -53,6 +55,7 @@ __all__ = [
     "Recognised",
     "candidates",
     "fits",
+    "names_type",
     "parse",
     "recognise",
     "recognise_documents",
@@ -100,6 +103,9 @@ class Recognised(NamedTuple):
     """The wire type's name in that format (``list[T]`` for an array of ``T``)."""
     certain: bool
     """The document holds something only this format writes."""
+    also: tuple[str, ...] = ()
+    """When the claim is only possible: the other formats whose JSON the document (each of the
+    documents) is too, which could have written it, in ``ORDER``; () for a certain claim."""
 
 
 def _version(format: str, document: Any) -> str:
@@ -136,9 +142,21 @@ def _candidates(document: Any, lists: bool) -> tuple[Recognised, ...]:
 
 def recognise(document: Any) -> Recognised | None:
     """The format, version and type ``document`` (parsed JSON) most likely has, or None when it
-    has no known format's shape (an empty object, a number, a string no format has...)."""
+    has no known format's shape (an empty object, a number, a string no format has...); a
+    possible claim names the other formats that fit (``also``)."""
     found = candidates(document)
-    return found[0] if found else None
+    if not found:
+        return None
+    best = found[0]
+    if best.certain:
+        return best
+    others = [*best.also, *(item.format for item in found[1:])]
+    return best._replace(also=_in_order(others, best.format))
+
+
+def _in_order(formats: Iterable[str], but: str) -> tuple[str, ...]:
+    named = set(formats) - {but}
+    return tuple(format for format in ORDER if format in named)
 
 
 def fits(format: str, document: Any) -> bool:
@@ -154,13 +172,16 @@ def fits(format: str, document: Any) -> bool:
     return False
 
 
-def recognise_documents(documents: Iterable[Any], *, same_type: bool = False) -> Recognised | None:
+def recognise_documents(
+    documents: Iterable[Any], *, same_type: bool = False, among: Collection[str] = ORDER
+) -> Recognised | None:
     """The format of a group of documents (a file's first ones, an array's items): the format
-    that claims the most of them, then the one with the most certain claims, then ``ORDER``.
-    Its ``type`` is that of the first document it claims (with ``same_type``, None unless it
-    claims every document as one type); its ``version`` the first a document tells (Operator-Use:
-    ``d1cdaad8`` if any document has that layout)."""
-    return _group(documents, same_type=same_type, lists=True)
+    that claims the most of them, then the one with the most certain claims, then ``ORDER``
+    (only the formats ``among``). Its ``type`` is that of the first document it claims (with
+    ``same_type``, None unless it claims every document as one type); its ``version`` the first a
+    document tells (Operator-Use: ``d1cdaad8`` if any document has that layout); without a
+    certain claim, ``also`` names the other formats that claim as many of them."""
+    return _group(documents, same_type=same_type, lists=True, among=among)
 
 
 class _Tally:
@@ -180,13 +201,16 @@ class _Tally:
         self.versions.add(found.version)
 
 
-def _group(documents: Iterable[Any], *, same_type: bool, lists: bool) -> Recognised | None:
+def _group(
+    documents: Iterable[Any], *, same_type: bool, lists: bool, among: Collection[str] = ORDER
+) -> Recognised | None:
     tallies: dict[str, _Tally] = {}
     count = 0
     for document in documents:
         count += 1
         for found in _candidates(document, lists):
-            tallies.setdefault(found.format, _Tally(found)).add(found)
+            if found.format in among:
+                tallies.setdefault(found.format, _Tally(found)).add(found)
     if not tallies:
         return None
     best = max(
@@ -199,14 +223,19 @@ def _group(documents: Iterable[Any], *, same_type: bool, lists: bool) -> Recogni
     version = tally.first.version
     if best == "operator-use" and operator_use.LAYOUTS[1] in tally.versions:
         version = operator_use.LAYOUTS[1]
-    return tally.first._replace(version=version, certain=tally.certain > 0)
+    certain = tally.certain > 0
+    also: tuple[str, ...] = ()
+    if not certain:
+        fitting = [name for name, other in tallies.items() if other.claimed == tally.claimed]
+        also = _in_order([*tally.first.also, *fitting], best)
+    return tally.first._replace(version=version, certain=certain, also=also)
 
 
-def recognise_lines(documents: Iterable[Any]) -> Recognised | None:
+def recognise_lines(documents: Iterable[Any], among: Collection[str] = ORDER) -> Recognised | None:
     """The format of a JSONL file from its first lines (parsed): as ``recognise_documents``;
     a file of session entries (its type: ``SessionFile``) is one document in Operator-Use, read
     whole, and so named."""
-    found = recognise_documents(documents)
+    found = recognise_documents(documents, among=among)
     if found is not None and found.type in SESSION_TYPES.get(found.format, ()):
         return found._replace(type="SessionFile")
     return found
@@ -225,6 +254,20 @@ def type_in(format: str, document: Any) -> str:
         return phi_core.detect_type(document)
     found = _CLAIMS[format](document)
     return found[0] if found is not None else FALLBACK_TYPES[format]
+
+
+def names_type(format: str, document: Any) -> bool:
+    """Whether ``document`` (parsed JSON) names its own type in ``format`` (one phi-wire
+    speaks): a key detection goes by (phi-core: ``type``, ``role``, ``session_id``...), or the
+    shape of one of the format's types; an array, when its items do. When it does not,
+    ``type_in`` gives the format's fallback type: a guess."""
+    if _CLAIMS[format](document) is not None:
+        return True
+    if isinstance(document, dict):
+        return format == "phi-core" and not phi_core.MARKERS.isdisjoint(document)
+    if isinstance(document, list) and document:
+        return all(names_type(format, item) for item in document[:LIST_ITEMS_CHECKED])
+    return False
 
 
 def _item_type(format: str, item: Any) -> str | None:

@@ -9,7 +9,10 @@ __all__ = ["unit_enum"]
 
 
 def unit_enum(value: object, enums: Mapping[str, tuple[str, ...]]) -> str | None:
-    """The first enum of ``enums`` (name: its variants' wire names) naming ``value``, else None."""
+    """The first enum of ``enums`` (name: its variants' wire names) naming ``value``, else None
+    (always None for a value that is not a string: a unit variant is written as its name)."""
+    if not isinstance(value, str):
+        return None
     for enum, names in enums.items():
         if value in names:
             return enum

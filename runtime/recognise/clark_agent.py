@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._tags import tag_of
 from ._units import unit_enum
 
 __all__ = ["TAGGED", "UNIT_ENUMS", "claim", "recognise"]
@@ -178,9 +179,12 @@ _MESSAGE_FIELDS = ("message", "partial", "assistant")
 _MESSAGE_LISTS = ("messages", "before", "after", "tool_results", "new_messages")
 
 
-_POSSIBLE_TAGS = frozenset({("type", "agent_start"), ("type", "turn_start"), ("type", "text")})
+_POSSIBLE_TAGS = frozenset(
+    {("type", "agent_start"), ("type", "turn_start"), ("type", "text"), ("role", "system")}
+)
 """Tagged variants whose JSON other formats write the same way (pi-agent-core's field-less events,
-a text block); the other tags and keys are clark-agent's own."""
+a text block, pi 1.x's system message of a string); the other tags and keys are clark-agent's
+own."""
 _CARRIERS = frozenset({"agent_end", "turn_end", "message_start", "message_end"})
 """Events that are clark-agent's only when the messages they carry are (pi's have the same
 snake_case names, with pi messages inside)."""
@@ -204,8 +208,9 @@ _MESSAGE_KEYS = frozenset(
 _OWN_MESSAGE_KEYS = frozenset({"stop_reason", "tool_call_id", "tool_name", "narration", "payload"})
 """Keys of clark-agent's messages that phi-core's, pi's and Operator-Use's messages never have."""
 _OWN_ROLES = frozenset({"system", "tool_result", "custom"})
-"""Roles phi-core's and pi's messages do not have (Operator-Use's system and custom messages
-have other keys: ``contents``, ``custom_type``)."""
+"""Roles phi-core's and pi 0.73's messages do not have (Operator-Use's system and custom messages
+have other keys: ``contents``, ``custom_type``; pi 1.x's system message is clark-agent's JSON,
+which its tag says: ``_POSSIBLE_TAGS``)."""
 Claim = tuple[str, bool]
 
 
@@ -258,10 +263,12 @@ Operator-Use's messages (phi-core's events have ``tool_call_id`` too, but Pascal
 
 
 def _tagged(document: dict[str, Any], tag_key: str) -> Claim | None:
-    tag_value = document[tag_key]
-    found = TAGGED[tag_key].get(tag_value) if isinstance(tag_value, str) else None
+    tag_value = tag_of(document, tag_key)
+    if tag_value is None:
+        return None
+    found = TAGGED[tag_key].get(tag_value)
     if found is None:
-        if isinstance(tag_value, str) and tag_key == "type" and tag_value.startswith("reasoning."):
+        if tag_key == "type" and tag_value.startswith("reasoning."):
             return "ReasoningItem", False  # OpenRouter's item types are open-ended
         return None
     if not found[1] <= document.keys():
@@ -344,7 +351,7 @@ def _object(document: dict[str, Any]) -> Claim | None:
     if (
         isinstance(payload, dict)
         and {"seq", "schema_version", "recorded_at_unix_ms"} & keys
-        and payload.get("kind") in TAGGED["kind"]
+        and tag_of(payload, "kind") in TAGGED["kind"]
     ):
         return "TrajectoryRecord", False
     return _message_by_keys(document)
@@ -363,7 +370,7 @@ def _message_by_keys(document: dict[str, Any]) -> Claim | None:
     keys = document.keys()
     if not keys <= _MESSAGE_KEYS:
         return None
-    if document.get("role") in _OWN_ROLES or _OWN_MESSAGE_KEYS & keys:
+    if tag_of(document, "role") in _OWN_ROLES or _OWN_MESSAGE_KEYS & keys:
         return "AgentMessage", False
     return None
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._tags import tag_of
 from ._units import unit_enum
 
 __all__ = [
@@ -113,8 +114,8 @@ def _is_message(value: Any) -> bool:
     role only Operator-Use spells so, or its custom message (``custom_type``, float seconds)."""
     if not isinstance(value, dict):
         return False
-    role = value.get("role")
-    if "contents" in value and (isinstance(role, str) or {"id", "timestamp"} & value.keys()):
+    role = tag_of(value, "role")
+    if "contents" in value and (role is not None or {"id", "timestamp"} & value.keys()):
         return True
     if role in ROLES and "id" in value and isinstance(value.get("timestamp"), float):
         return True  # a message id and float seconds: no other format has both
@@ -125,14 +126,14 @@ def _is_message(value: Any) -> bool:
     return False
 
 
-def _entry(document: dict[str, Any], tag: Any) -> bool:
+def _entry(document: dict[str, Any], tag: str | None) -> bool:
     """A session line: a kind of entry with its id and float-seconds timestamp (pi's entries
     carry ISO-8601 strings), a kind only Operator-Use has, or an Operator-Use message."""
     if tag == "session":  # pi's header is the same but for its ISO-8601 timestamp
         return "cwd" in document and _is_number(document.get("timestamp"))
     if tag in _OWN_ENTRY_TAGS:
         return True
-    if not isinstance(tag, str) or not ({"id", "parent_id"} & document.keys()):
+    if tag is None or not ({"id", "parent_id"} & document.keys()):
         return False
     if _is_number(document.get("timestamp")):
         return True
@@ -150,7 +151,7 @@ def claim(document: Any) -> Claim | None:
         return None if enum is None else (enum, False)
     if not isinstance(document, dict):
         return None
-    tag = document.get("type")
+    tag = tag_of(document, "type")
     keys = document.keys()
     if "type" in keys and _entry(document, tag):
         return "SessionFileEntry", True
@@ -158,7 +159,7 @@ def claim(document: Any) -> Claim | None:
         return "AgentMessage", True
     if keys == {"type"} and tag in CONTENT_TAGS:  # every field has a default
         return "Content", tag in ("tool_call", "tool_result", "audio")
-    if isinstance(tag, str) and CONTENT_TAGS.get(tag, frozenset()) & keys:
+    if tag is not None and CONTENT_TAGS.get(tag, frozenset()) & keys:
         if tag in ("text", "thinking") and "text" in keys:
             return None  # pi / phi-core / clark-agent text: "text", not "content"
         return "Content", True
@@ -194,7 +195,8 @@ def layout_of(document: Any) -> str:
         elif isinstance(node, dict):
             if "terminate_message" in node or "channel_message_id" in node:
                 return LAYOUTS[1]
-            if node.get("role") in LLM_ROLES and "contents" in node and next(iter(node)) != "role":
+            role_first = next(iter(node), None) == "role"
+            if tag_of(node, "role") in LLM_ROLES and "contents" in node and not role_first:
                 return LAYOUTS[1]
             stack.extend(value for value in node.values() if isinstance(value, dict | list))
     return LAYOUTS[0]

@@ -24,6 +24,7 @@ from itertools import combinations
 from typing import Any
 
 from ._parse import parse
+from ._tags import tag_of
 from ._units import unit_enum
 
 __all__ = [
@@ -204,14 +205,13 @@ def report_as(document: Any) -> str | None:
 
 
 def _content_block(value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
-    needed = _CONTENT_KEYS.get(value.get("type"))  # type: ignore[arg-type]
+    kind = tag_of(value, "type")
+    needed = _CONTENT_KEYS.get(kind) if kind is not None else None
     return needed is not None and needed <= value.keys()
 
 
 def _message(document: dict[str, Any]) -> tuple[str, bool] | None:
-    role = document.get("role")
+    role = tag_of(document, "role")
     if role == "extension":
         return ("AgentMessage", True) if {"kind", "data"} & document.keys() else None
     if role not in _MESSAGE_ROLES:
@@ -249,8 +249,7 @@ def claim(document: Any) -> tuple[str, bool] | None:
         if all(key in keys for key in needed):
             return name, True
     if "type" in keys:
-        tag = document["type"]
-        if tag in EVENT_TAGS:
+        if tag_of(document, "type") in EVENT_TAGS:
             return "AgentEvent", True
         return ("Content", False) if _content_block(document) else None
     if "role" in keys:

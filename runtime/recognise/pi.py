@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._tags import tag_of
+
 __all__ = ["PI_ONLY_KEYS", "claim", "describe", "recognise"]
 
 PI_ONLY_KEYS = frozenset(
@@ -114,6 +116,9 @@ _ENTRY_CAMEL_KEYS = frozenset(
 )
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 _ROLES = frozenset({"user", "assistant", "toolResult"})
+_SYSTEM_KEYS = frozenset({"sections", "toolsAdded", "toolsRemoved"})
+"""pi 1.x's system message (``role: "system"``, string content): the keys that only it has
+(clark-agent's system message is ``{role, content, timestamp}`` too)."""
 _OWN_ROLES: dict[str, frozenset[str]] = {
     "bashExecution": frozenset({"command"}),
     "custom": frozenset({"customType"}),
@@ -127,6 +132,9 @@ _BLOCKS: dict[str, frozenset[str]] = {
     "toolCall": frozenset({"id", "name", "arguments"}),
 }
 _USAGE_KEYS = frozenset({"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"})
+_TOOL_RESULT_KEYS = frozenset({"content", "details", "terminate"})
+"""pi-agent-core's AgentToolResult (a tool's result and partial results): text and image
+blocks, with what the tool adds (``details``), and ``terminate``."""
 Claim = tuple[str, bool]
 _DESCRIPTIONS = {
     "AgentMessage": ("a pi-ai message", "pi-ai messages"),
@@ -134,6 +142,7 @@ _DESCRIPTIONS = {
     "Usage": ("pi-ai usage", "pi-ai usages"),
     "AssistantMessageEvent": ("a pi-ai stream event", "pi-ai stream events"),
     "AgentEvent": ("a pi-agent-core event", "pi-agent-core events"),
+    "AgentToolResult": ("a pi-agent-core tool result", "pi-agent-core tool results"),
     "SessionHeader": ("a pi-coding-agent session header", "pi-coding-agent session headers"),
     "SessionEntry": ("a pi-coding-agent session entry", "pi-coding-agent session entries"),
     "SessionFile": ("a pi-coding-agent session file", "lines of a pi-coding-agent session file"),
@@ -173,14 +182,20 @@ def _content(content: Any) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and all(
-        isinstance(block, dict) and _BLOCKS.get(str(block.get("type")), {""}) <= block.keys()
+        isinstance(block, dict) and _BLOCKS.get(tag_of(block, "type") or "", {""}) <= block.keys()
         for block in content[:64]
     )
 
 
 def _message(document: dict[str, Any]) -> Claim | None:
-    role = document.get("role")
-    needed = _OWN_ROLES.get(role)  # type: ignore[arg-type]
+    role = tag_of(document, "role")
+    if role is None:
+        return None
+    if role == "system":  # pi 1.x
+        if not isinstance(document.get("content"), str):
+            return None
+        return "AgentMessage", not _SYSTEM_KEYS.isdisjoint(document)
+    needed = _OWN_ROLES.get(role)
     if needed is not None:
         return ("AgentMessage", True) if needed <= document.keys() else None
     if role not in _ROLES or not _content(document.get("content")):
@@ -217,8 +232,8 @@ def claim(document: Any) -> Claim | None:
     if not isinstance(document, dict):
         return None
     keys = document.keys()
-    tag = document.get("type")
-    if isinstance(tag, str):
+    tag = tag_of(document, "type")
+    if tag is not None:
         if tag in _ENTRY_TAGS and _entry(document):
             return ("SessionHeader" if tag == "session" else "SessionEntry"), True
         if tag in _EVENT_TAGS:
@@ -235,6 +250,10 @@ def claim(document: Any) -> Claim | None:
         return "SessionContext", True
     if {"input", "output"} <= keys <= _USAGE_KEYS and keys - {"input", "output"}:
         return "Usage", True
+    content = document.get("content")
+    if keys <= _TOOL_RESULT_KEYS and isinstance(content, list) and _content(content):
+        # phi-core's and clark-agent's tool results are the same JSON, details too
+        return "AgentToolResult", _marked({"content": content})
     return None
 
 

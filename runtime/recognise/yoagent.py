@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._tags import tag_of
+
 __all__ = ["EVENT_TAGS", "claim", "describe", "recognise"]
 
 EVENT_TAGS = frozenset(
@@ -45,9 +47,9 @@ def claim(document: Any) -> tuple[str, bool] | None:
     """(type, certain) when ``document`` (parsed JSON) has yoagent 0.13+'s shape, else None."""
     if not isinstance(document, dict):
         return None
-    if document.get("type") in EVENT_TAGS:
+    if tag_of(document, "type") in EVENT_TAGS:
         return "AgentEvent", True
-    if document.get("role") == "assistant" and _tool_call_metadata(document):
+    if tag_of(document, "role") == "assistant" and _tool_call_metadata(document):
         return "AgentMessage", True
     return None
 

@@ -10,18 +10,21 @@ scale: phi-core's, clark-agent's and Operator-Use's, each file's format recognis
     for file in run.files:
         print(file.file, file.label)  # the format each file was judged as: clark-agent 0.4
 
-The paths are files, folders and ``-`` (stdin). Under a folder, the files named ``.json``,
-``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read, hidden and vendored
-folders skipped (``_walk``). Each file's layout (one document, or one per line) and compression
-are recognised from its first bytes (``_inputs``), and, unless ``format`` names one, its format
-from its first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session file is read
-whole) or, for a .json file, from the document. Each document is judged exactly as its format's
-``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also whether the implementation
-would write it so), its type detected from its keys unless ``type`` names one; a phi-core
-document may be vouched for by the fast path (``_fastpath`` over ``phi_wire.fastpath``), which
-can make a run slower, never change a verdict. Lines are located in one pass per document
-(``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``). The ``phi-wire
-validate`` command (``phi_wire.cli``) prints the records and exits with the status they imply.
+The paths (one, or an iterable of them) are files, folders and ``-`` (stdin). Under a folder, the
+files named ``.json``, ``.jsonl`` or ``.ndjson`` (optionally ``.gz``, any letter case) are read,
+hidden and vendored folders skipped (``_walk``). Each file's layout (one document, or one per line)
+and compression are recognised from its first bytes (``_inputs``), and, unless ``format`` names one,
+its format from its first lines (``_plan``, over ``phi_wire.recognise``; an Operator-Use session
+file is read whole) or, for a .json file, from the document; JSON other formats write the same way
+takes the format its folder's files show most (``_folder``), and the others that fit are named.
+Under a folder, ``include``/``exclude`` patterns choose the files (``_select``). Each document is
+judged exactly as its format's ``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also
+whether the implementation would write it so), its type detected from its keys unless ``type`` names
+one; a phi-core document may be vouched for by the fast path (``_fastpath`` over
+``phi_wire.fastpath``), which can make a run slower, never change a verdict. Lines are located in
+one pass per document (``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``).
+The ``phi-wire validate`` command (``phi_wire.cli``) prints the records and exits with the status
+they imply.
 
 Work is bounded per document: at most ``max_problems`` problems are reported (a ``MORE`` record
 counts the rest), and a document (a ``.json`` file, a JSONL line) over ``max_document_bytes`` is
@@ -30,12 +33,14 @@ not judged (an ``INPUT`` record) and never held in memory whole.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.recognise.phi_core import detect_raw as detect
 
 from ._fastpath import fast_path_for
+from ._folder import forget_folders
 from ._inputs import input_size
 from ._locate import line_of
 from ._parallel import default_jobs, judge_files
@@ -55,7 +60,9 @@ from ._records import (
     Tally,
     display_name,
 )
+from ._select import Selection
 from ._walk import DOCUMENT, LINES, SKIPPED_FOLDERS, Walk, named_layout
+from ._wording import explained
 
 __all__ = [
     "AUTO",
@@ -72,15 +79,19 @@ __all__ = [
     "FileSummary",
     "InputError",
     "Judged",
+    "Paths",
     "Record",
+    "Selection",
     "Settings",
     "Tally",
     "UnknownType",
     "Validation",
+    "Walk",
     "default_jobs",
     "default_version",
     "detect",
     "display_name",
+    "explained",
     "line_of",
     "validate",
     "wire_types",
@@ -176,13 +187,14 @@ class Validation:
         jobs: int,
         all_folders: bool,
         on_progress: Callable[[int], None] | None,
+        selection: Selection | None = None,
     ) -> None:
         self.paths = list(paths)
         self.settings = settings
         self.jobs = jobs
         self.on_progress = on_progress
         """Called with the bytes of each chunk of input as it is done."""
-        self.walk = Walk(self.paths, all_folders)
+        self.walk = Walk(self.paths, all_folders, selection)
         self.names = self.walk.names
         """The files to read, in order (``-``: stdin)."""
         self.tally = Tally()
@@ -202,6 +214,14 @@ class Validation:
         return self.settings.format
 
     @property
+    def label(self) -> str:
+        """The format and version the run judges by when no document names one: the format
+        given (``clark-agent 0.4``, ``operator-use d0da87a6``), or with ``AUTO`` phi-core's
+        (``phi-core 0.10``); what a summary names when nothing was judged."""
+        format = HOME_FORMAT if self.format == AUTO else self.format
+        return find(self.version, format).label
+
+    @property
     def total_bytes(self) -> int:
         """The bytes the named regular files hold (stdin and FIFOs not counted; gzip:
         uncompressed)."""
@@ -209,6 +229,7 @@ class Validation:
 
     def __iter__(self) -> Iterator[Record]:
         tally = self.tally
+        forget_folders()
         for record in self.walk.records:
             yield self._counted(record)
         if not self.settings.strict:
@@ -259,8 +280,27 @@ class Validation:
         return record
 
 
+Paths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+"""What ``validate`` reads: one path (a ``str`` or ``pathlib.Path``), or any number of them."""
+
+
+def path_names(paths: Paths) -> list[str]:
+    """``paths`` as a list of names: a bare ``str`` or ``PathLike`` is one path (a string is
+    never read as its characters); anything but text paths raises ``TypeError``."""
+    items = [paths] if isinstance(paths, str | os.PathLike) else paths
+    if isinstance(items, bytes | bytearray):
+        raise TypeError("validate: paths are str or os.PathLike[str], not bytes")
+    names: list[str] = []
+    for item in items:
+        name = os.fspath(item) if isinstance(item, str | os.PathLike) else item
+        if not isinstance(name, str):
+            raise TypeError(f"validate: paths are str or os.PathLike[str], not {item!r}")
+        names.append(name)
+    return names
+
+
 def validate(
-    paths: Iterable[str],
+    paths: Paths,
     *,
     format: str = AUTO,
     version: str | None = None,
@@ -270,10 +310,13 @@ def validate(
     max_problems: int = DEFAULT_MAX_PROBLEMS,
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES,
     all_folders: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
     on_progress: Callable[[int], None] | None = None,
 ) -> Validation:
     """Judge the documents in ``paths`` (files, folders, ``-`` for stdin) as their
-    implementation reads them; iterate the result for the records, in input order.
+    implementation reads them; iterate the result for the records, in input order. ``paths`` is
+    one path (``"sessions/"``, a ``pathlib.Path``) or an iterable of them.
 
     ``format``: ``"auto"`` (each file's format is recognised from its documents: phi-core,
     clark-agent or Operator-Use, and pi or yoagent named but not judged; phi-core when nothing
@@ -284,14 +327,18 @@ def validate(
     flags what the implementation accepts but never writes (and, for a pi-ai message phi-core
     reads, each key phi-core drops); ``jobs`` worker processes; ``max_problems`` problems per
     document at most; ``max_document_bytes`` the size limit of one document; ``all_folders``
-    also walks hidden and vendored folders; ``on_progress(bytes)`` is called as each chunk of
-    input is done.
+    also walks hidden and vendored folders; ``include`` and ``exclude`` are glob patterns that
+    choose the files read under the folders named (``Selection``: a pattern without ``/``
+    matches a file's or folder's name at any depth, one with ``/`` the path from the folder
+    named, ``**`` any number of folders; files named are always read); ``on_progress(bytes)`` is
+    called as each chunk of input is done.
 
     Nothing in the inputs raises: a path that does not exist, a file that cannot be read, a
     document over the limit are ``INPUT`` records. Bad arguments raise ``ValueError``:
     ``UnknownVersion`` (from ``phi_wire.formats``: an unknown format or version),
-    ``UnknownType``, a count below 1.
+    ``UnknownType``, a count below 1; paths that are not text (``bytes``) raise ``TypeError``.
     """
+    names = path_names(paths)
     if format != AUTO and format not in FORMATS:
         raise UnknownVersion(f"unknown format {format!r}; choose one of auto, {', '.join(FORMATS)}")
     if format == AUTO and type is not None:
@@ -320,4 +367,5 @@ def validate(
         if count < 1:
             raise ValueError(f"{label} must be at least 1, not {count}")
     settings = Settings(entry.version, type, strict, max_problems, max_document_bytes, format)
-    return Validation(paths, settings, jobs, all_folders, on_progress)
+    selection = Selection(include, exclude)
+    return Validation(names, settings, jobs, all_folders, on_progress, selection)

@@ -37,6 +37,8 @@ class Reader:
         self.label = entry.label
         self.exact = self.format != "operator-use"
         """Read by the serde codec (which caps its own work on an invalid document)."""
+        self.fallback_type = FALLBACK_TYPES[self.format]
+        """The type a document is judged as when nothing in it names one."""
         self._entry = entry
         self._module: ModuleType | None = None
         self._types: dict[str, Any] = {}

@@ -13,6 +13,11 @@ and its documents in chunks of whole lines, in bounded memory whatever the input
   byte, without reading it further into memory.
 * A regular file that ends before the size it had when opened (truncated during the run) is
   reported, so the documents it lost are not silently missing.
+* Empty input, one rule: empty text where a document belongs is one document, which is not JSON
+  (serde_json rejects it: "EOF while parsing a value"). A file that is empty or only whitespace,
+  whatever its name says (``.json`` or ``.jsonl``), is one such document; so is a blank line
+  among a JSONL file's lines. Standard input that sends nothing is no input at all (nothing to
+  validate).
 """
 
 from __future__ import annotations
@@ -26,8 +31,19 @@ from typing import BinaryIO, NamedTuple
 
 from phi_wire.recognise import Recognised, parse
 
-from ._plan import SESSION, plan_lines
-from ._records import INPUT, NOTE, PROBLEM, FileStart, InputError, Record, Settings, Verdict
+from ._folder import settled
+from ._plan import SESSION, first_documents, plan_lines
+from ._records import (
+    AUTO,
+    INPUT,
+    NOTE,
+    PROBLEM,
+    FileStart,
+    InputError,
+    Record,
+    Settings,
+    Verdict,
+)
 from ._walk import DOCUMENT, LINES, named_layout
 
 __all__ = [
@@ -298,21 +314,24 @@ def peek_layout(
         with Source(name) as source:
             head = source.read(_block_bytes(settings))
             named = named_layout(name)
-            layout, plan = _layout_and_plan(named, head, settings)
+            layout, plan = _layout_and_plan(name, named, head, settings)
             return layout, named, source.gzip, plan
     except InputError:
         return None
 
 
 def _layout_and_plan(
-    named: str | None, head: bytes, settings: Settings
+    name: str, named: str | None, head: bytes, settings: Settings
 ) -> tuple[str, Recognised | None]:
-    """The layout of a file and, for JSONL, the format its first lines have (``_plan``); an
+    """The layout of a file and, for JSONL, the format its first lines have (``_plan``; when
+    other formats' JSON is the same, the one its folder shows most: ``_folder``); an
     Operator-Use session file is one document (``SESSION``)."""
     layout = recognise_layout(named, head)
     if layout != LINES:
         return layout, None
     plan = plan_lines(head, settings)
+    if settings.format == AUTO:
+        plan = settled(plan, name, lambda: first_documents(head), lines=True)
     if plan is not None and plan.format == "operator-use" and plan.type == "SessionFile":
         return SESSION, plan
     return layout, plan
@@ -336,7 +355,23 @@ def read_file(name: str, settings: Settings, fallback_type: str) -> Iterator[Ite
             yield _failed(name, 0, str(error))
             return
         named = named_layout(name)
-        layout, plan = _layout_and_plan(named, head, settings)
+        empty = False
+        try:
+            if not head.strip(_BLANKS):  # whitespace so far: is there more after it?
+                more = source.read(block)
+                empty, head = not more, head + more
+        except InputError as error:
+            yield FileStart(name, named or LINES, named, source.gzip)
+            yield _failed(name, 0, str(error))
+            return
+        if empty:  # one rule, whatever the name says: one document, which is not JSON
+            yield FileStart(name, named or LINES, named, source.gzip)
+            if name == "-":
+                yield _failed(name, 0, "nothing to validate: nothing came on standard input")
+            else:
+                yield Chunk(name, 1, head, False)
+            return
+        layout, plan = _layout_and_plan(name, named, head, settings)
         yield FileStart(name, layout, named, source.gzip, plan)
         note = layout_note(name, layout, named)
         if note is not None:

@@ -3,12 +3,13 @@ clark-agent: as strictly as their serde; Operator-Use: as its pydantic reads), u
 fast path vouches for it; with ``strict``, also whether the implementation would write it so.
 
 Which format: the one given (``--format``), or the one the file's first lines have (a JSONL file:
-``FileStart.recognised``), or the one the document has (a .json file); phi-core when nothing names
-one. In a JSONL file, a document invalid in the file's format whose shape is not that format's but
-another's is judged as that other format (a file of mixed formats is judged document by document;
-a ``NOTE`` says where the format changes). A document of a format phi-wire does not speak (pi,
-yoagent) is judged by phi-core's reader, which is what would read it here: valid if phi-core reads
-it (``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` record per chunk).
+``FileStart.recognised``), or the one the document has (a .json file); when other formats' JSON is
+the same, the one its folder's files show most (``_folder``); phi-core when nothing names one. In a
+JSONL file, a document invalid in the file's format whose shape is not that format's but another's
+is judged as that other format (a file of mixed formats is judged document by document; a ``NOTE``
+says where the format changes). A document of a format phi-wire does not speak (pi, yoagent) is
+judged by phi-core's reader, which is what would read it here: valid if phi-core reads it
+(``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` record per chunk).
 
 Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
 work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
@@ -31,6 +32,7 @@ from phi_wire.recognise import (
     SPOKEN,
     Recognised,
     fits,
+    names_type,
     parse,
     phi_core,
     pi,
@@ -40,6 +42,7 @@ from phi_wire.recognise import (
 from phi_wire.recognise.phi_core import detect_raw, detect_type, report_as, type_from_text
 
 from ._fastpath import fast_path_for
+from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import BOM, Chunk, Item
 from ._locate import lines_of
@@ -55,11 +58,10 @@ from ._records import (
     Settings,
     Verdict,
 )
+from ._wording import explained
 
 __all__ = ["judge_chunk", "judge_item", "wire_module"]
 
-_NOT_UTF8 = "invalid unicode code point"
-"""serde_json's words for a string that is not UTF-8 (where it reads the string in full)."""
 _CERTAIN_BY_TEXT = frozenset({"Session", "LoopRecord", "LoopEvent", "Turn"})
 """phi-core types whose first key alone says the document is phi-core's (no other format has
 ``session_id``, ``loop_id``, ``sequence``, ``turn_id`` first)."""
@@ -139,7 +141,7 @@ def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Ju
         return Judged(given.format, given.version, settings.forced or "", given.label, "given")
     home = _home_reader(settings)
     how = "recognised" if plan is not None or not lines else "default"
-    return Judged(HOME_FORMAT, home.version, "", home.label, how)
+    return Judged(HOME_FORMAT, home.version, "", home.label, how, plan.also if plan else ())
 
 
 class _Collected:
@@ -351,7 +353,9 @@ def _judge(
             recognised = Recognised(HOME_FORMAT, "", by_text, True)
         else:
             document = _parsed(raw)
-            recognised = recognise(document) if document is not _UNPARSED else None
+            if document is not _UNPARSED:
+                claimed = recognise(document)
+                recognised = settled(claimed, chunk.file, lambda: [document], lines=False)
     judgement = _as(recognised, chunk, line, raw, settings, document)
     if not chunk.lines or (not judgement.invalid and not judgement.unjudged):
         return judgement
@@ -389,11 +393,12 @@ def _as(
         else:
             name = detect_raw(raw)  # a JSONL line: as the fast path sees it
         how = "recognised" if recognised is not None else "default"
-        judged = Judged(HOME_FORMAT, home.version, "", home.label, how)
+        also = recognised.also if recognised is not None else ()
+        judged = Judged(HOME_FORMAT, home.version, "", home.label, how, also)
         return _Judgement(_read(home, chunk, line, raw, name, settings).records, judged)
     if recognised.format in SPOKEN:
         own = reader(recognised.format, recognised.version)
-        judged = Judged(own.format, own.version, "", own.label, "recognised")
+        judged = Judged(own.format, own.version, "", own.label, "recognised", recognised.also)
         if recognised.type == "SessionFile" or (whole and own.has_type(recognised.type)):
             name = recognised.type
         elif own.has_type(recognised.type):
@@ -415,10 +420,13 @@ def _as(
     home = _home_reader(settings)
     name = _home_type(raw, document)
     read = _read(home, chunk, line, raw, name, settings, looks_like=recognised)
+    also = recognised.also
     if read.rejected:
-        judged = Judged(recognised.format, recognised.version, recognised.type, "", "recognised")
+        judged = Judged(
+            recognised.format, recognised.version, recognised.type, "", "recognised", also
+        )
         return _Judgement([], judged, unjudged=True)
-    judged = Judged(recognised.format, "", recognised.type, home.label, "recognised")
+    judged = Judged(recognised.format, "", recognised.type, home.label, "recognised", also)
     return _Judgement(read.records, judged, dropped=read.dropped)
 
 
@@ -557,26 +565,36 @@ def _rejected(
             pointer=problem.pointer,
             type=name,
             variant=" ".join(part for part in (label, problem.variant) if part),
-            message=_utf8_said(problem.message, raw),
+            message=explained(problem.message, raw, serde=own.exact),
         )
         for where, problem in zip(lines, problems, strict=True)
     ]
+    if records and not settings.forced and _guessed(own, raw, name):
+        first = records[0]
+        records[0] = first._replace(message=f"{first.message} ({_GUESSED.format(name)})")
     more = _more(error.omitted, settings.max_problems, error.first_invalid_items_only)
     if more:
         records.append(_more_record(own, chunk, line, name, more, error.omitted))
     return records
 
 
-def _utf8_said(message: str, raw: bytes) -> str:
-    """``loads``'s message, saying so when the "invalid unicode code point" is a byte that is not
-    UTF-8 (serde_json's words cover a bad escape too)."""
-    if _NOT_UTF8 not in message:
-        return message
+_GUESSED = (
+    "judged as {} by guess: nothing in the document names a type; --type names one, --exclude "
+    "leaves out such files"
+)
+
+
+def _guessed(own: Reader, raw: bytes, name: str) -> bool:
+    """Whether a rejected document was judged as its format's fallback type because nothing in
+    it names one (a JSON document that is no document of the format: a manifest, a package.json,
+    a bare id), rather than as the type its keys name."""
+    if name != own.fallback_type:
+        return False
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"{message} (the text is not UTF-8 there)"
-    return message
+        document = parse(raw)
+    except (ValueError, RecursionError):
+        return False  # not JSON at all: that is what is wrong, whatever the type
+    return not names_type(own.format, document)
 
 
 def _more(omitted: int, cap: int, first_invalid_items_only: bool) -> str:

@@ -10,7 +10,6 @@ import json
 import os
 from typing import NamedTuple
 
-from phi_wire.errors import Problem
 from phi_wire.recognise import Recognised
 
 __all__ = [
@@ -93,18 +92,23 @@ class Record(NamedTuple):
     """That format's version or layout (``0.4``, ``d0da87a6``, ``0.10``)."""
 
     def text(self) -> str:
-        """``file:line: Type Variant /pointer: message`` (input errors and notes:
-        ``file:line: message``; without a line: ``file: message``); a document judged as another
-        format than phi-core has the format's name first: ``file:line: clark-agent Type...``."""
+        """``file:line: Type Variant /pointer: message`` (input errors and notes, and a problem
+        with no type or pointer to name, such as an empty line: ``file:line: message``; without a
+        line: ``file: message``); a document judged as another format than phi-core has the
+        format's name first: ``file:line: clark-agent Type...``."""
         where = display_name(self.file) + (f":{self.line}" if self.line else "")
         if not where:
             return self.message
-        named = f"{self.format} " if self.format not in ("", HOME_FORMAT) else ""
-        if self.kind == PROBLEM:
-            problem = Problem(self.pointer, self.message, self.variant)
-            return f"{where}: {named}{problem.render(self.type)}"
-        if self.kind == MORE:
-            return f"{where}: {named}{self.type}: {self.message}"
+        named = self.format if self.format != HOME_FORMAT else ""
+        if self.kind in (PROBLEM, MORE):
+            # no empty field: a record with no type or pointer to name (an empty line) is its
+            # message alone
+            judged = " ".join(part for part in (named, self.type, self.variant) if part)
+            if self.kind == PROBLEM and (self.type or self.pointer):
+                judged = f"{judged} {self.pointer or '/'}".lstrip()
+            elif not self.type:
+                judged = ""
+            return f"{where}: {judged}: {self.message}" if judged else f"{where}: {self.message}"
         if self.kind == NOTE:
             return f"{where}: note: {self.message}"
         return f"{where}: {self.message}"
@@ -165,14 +169,21 @@ class Judged(NamedTuple):
     how: str
     """``recognised`` (from their tags and keys), ``given`` (``--format``) or ``default``
     (nothing in them names a format: phi-core)."""
+    also: tuple[str, ...] = ()
+    """The other formats whose JSON they are too (nothing in them is only this format's; their
+    folder's files may have settled it: ``_folder``), which could have written them."""
 
     @property
     def label(self) -> str:
-        """``clark-agent 0.4``; ``pi (read as phi-core 0.10)``; ``pi (not judged)``."""
+        """``clark-agent 0.4``; ``pi (read as phi-core 0.10)``; ``pi (not judged)``;
+        ``clark-agent 0.4 (also fits pi)``."""
         own = " ".join(part for part in (self.format, self.version) if part)
-        if self.reader == own:
-            return own
-        return f"{own} ({f'read as {self.reader}' if self.reader else 'not judged'})"
+        notes = []
+        if self.reader != own:
+            notes.append(f"read as {self.reader}" if self.reader else "not judged")
+        if self.also:
+            notes.append("also fits " + ", ".join(self.also))
+        return f"{own} ({'; '.join(notes)})" if notes else own
 
 
 class Verdict(NamedTuple):

@@ -5,7 +5,8 @@ sorted order.
 Under a folder, hidden entries (a name starting with ``.``: ``.git``, ``.venv``,
 ``.hypothesis``...) and vendored folders (``node_modules``, ``__pycache__``, ``site-packages``,
 and any folder holding a Python environment's ``pyvenv.cfg``) are skipped unless
-``all_folders``; a path named explicitly is always read. What cannot be walked is reported, never
+``all_folders``; a path named explicitly is always read. ``--include``/``--exclude`` patterns
+(``_select``) choose among the files under a folder. What cannot be walked is reported, never
 skipped in silence: a path that does not exist, a folder that cannot be read, a symbolic link that
 leads back into a folder it is in, a folder named that holds nothing to read.
 """
@@ -17,6 +18,7 @@ import stat
 from collections.abc import Iterable
 
 from ._records import INPUT, NOTE, Record
+from ._select import Selection
 
 __all__ = [
     "DOCUMENT",
@@ -64,8 +66,20 @@ def _folder_id(status: os.stat_result) -> tuple[int, int]:
 class Walk:
     """The files to read (names in order) and what could not be walked (records)."""
 
-    def __init__(self, paths: Iterable[str], all_folders: bool = False) -> None:
+    def __init__(
+        self,
+        paths: Iterable[str],
+        all_folders: bool = False,
+        selection: Selection | None = None,
+        nothing: str = "nothing to validate",
+    ) -> None:
         self.all_folders = all_folders
+        self.nothing = nothing
+        """What a folder with no file to read is said to have (``nothing to convert``...)."""
+        self.selection = selection or Selection()
+        """The ``--include``/``--exclude`` patterns, for the files under a folder named."""
+        self.left_out = 0
+        """Files (and folders) under the folders named that the patterns left out."""
         self.entries: list[str | Record] = []
         """File names (``-`` for stdin) and ``INPUT``/``NOTE`` records, in the order found."""
         for name in paths:
@@ -93,19 +107,20 @@ class Walk:
             self.entries.append(name)
             return
         before = len(self.entries)
+        left_out = self.left_out
         skipped: list[str] = []
-        self._walk(name, [_folder_id(status)], {_folder_id(status): name}, skipped)
+        self._walk(name, [_folder_id(status)], {_folder_id(status): name}, skipped, ())
         if not any(isinstance(entry, str) for entry in self.entries[before:]):
+            found = "no .json, .jsonl or .ndjson files in this folder"
+            if self.left_out > left_out:
+                found = "--include/--exclude left out every file in this folder"
             more = ""
             if skipped:
                 shown = ", ".join(os.path.basename(folder) for folder in skipped[:3])
                 more = f"; skipped {len(skipped)} hidden or vendored: {shown}" + (
                     "..." if len(skipped) > 3 else ""
                 )
-            self._error(
-                name,
-                f"nothing to validate: no .json, .jsonl or .ndjson files in this folder{more}",
-            )
+            self._error(name, f"{self.nothing}: {found}{more}")
 
     def _error(self, name: str, message: str, kind: str = INPUT) -> None:
         self.entries.append(Record(name, 0, "", "", "", message, kind))
@@ -123,8 +138,10 @@ class Walk:
         ancestors: list[tuple[int, int]],
         seen: dict[tuple[int, int], str],
         skipped: list[str],
+        relative: tuple[str, ...],
     ) -> None:
-        """Depth first, entries sorted by name (the order of sorted full paths)."""
+        """Depth first, entries sorted by name (the order of sorted full paths); ``relative``:
+        the folder's names under the folder named (what the patterns are matched against)."""
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
@@ -136,14 +153,21 @@ class Walk:
                 is_folder = entry.is_dir()  # through symbolic links
             except OSError:
                 is_folder = False
+            names = (*relative, entry.name)
             if not is_folder:
                 if is_json_name(entry.name) and (
                     self.all_folders or not entry.name.startswith(".")
                 ):
-                    self.entries.append(entry.path)
+                    if self.selection.reads_file(names):
+                        self.entries.append(entry.path)
+                    else:
+                        self.left_out += 1
                 continue
             if self._skipped(entry):
                 skipped.append(entry.path)
+                continue
+            if self.selection.skips_folder(names):
+                self.left_out += 1
                 continue
             try:
                 identity = _folder_id(entry.stat())
@@ -160,4 +184,4 @@ class Walk:
                 self._error(entry.path, f"the same folder as {seen[identity]}: read once", NOTE)
                 continue
             seen[identity] = entry.path
-            self._walk(entry.path, [*ancestors, identity], seen, skipped)
+            self._walk(entry.path, [*ancestors, identity], seen, skipped, names)

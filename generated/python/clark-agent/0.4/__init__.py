@@ -176,6 +176,8 @@ __all__ = [
 
 # --- phi-wire's API for clark-agent 0.4, appended by tools/codegen from tools/templates/api/clark-agent.py.tmpl
 
+from typing_extensions import TypeAliasType as _TypeAliasType
+
 from phi_wire.api import Problem, WireError, dumps, loads
 from phi_wire.api import schema_function as _schema_function
 from phi_wire.recognise.clark_agent import recognise
@@ -189,6 +191,76 @@ schema = _schema_function("clark-agent/0.4")
 """``schema(T)``: a self-contained JSON Schema (draft 2020-12) of the wire type ``T`` (or its
 name), bundled from ``schemas/clark-agent/0.4``."""
 
+WireValue = _TypeAliasType(
+    "WireValue",
+    AgentEnd
+    | AgentStart
+    | AssistantMessage
+    | ContextTransformApplied
+    | ContextTransformAppliedPayload
+    | CustomMessage
+    | ExecutionMode
+    | ImageBlock
+    | ImageContent
+    | MessageAppendedPayload
+    | MessageEnd
+    | MessageStart
+    | MessageUpdate
+    | OutputTokensEscalation
+    | OutputTokensEscalationPayload
+    | ProviderContentCounts
+    | ProviderMessageCounts
+    | ProviderRequestPrepared
+    | ProviderRequestPreparedPayload
+    | ProviderRequestSummary
+    | ReasoningBlock
+    | ReasoningChunk
+    | ReasoningDetailsBlock
+    | ReasoningDetailsChunk
+    | ReasoningDetailsContent
+    | ReasoningEffort
+    | ReasoningEncrypted
+    | ReasoningFormat
+    | ReasoningSummary
+    | ReasoningText
+    | RunEndedPayload
+    | RunIdentified
+    | RunIdentity
+    | RunStartedPayload
+    | StopReason
+    | StreamErrorKind
+    | SystemMessage
+    | TextBlock
+    | TextChunk
+    | TextContent
+    | ThinkingBlock
+    | ThinkingChunk
+    | ToolCall
+    | ToolCallBlock
+    | ToolCallDeltaChunk
+    | ToolEndedPayload
+    | ToolExecutionEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolGateApplied
+    | ToolGateAppliedPayload
+    | ToolGateConflictResolved
+    | ToolGateConflictResolvedPayload
+    | ToolResult
+    | ToolResultMessage
+    | ToolSchema
+    | ToolStartedPayload
+    | TrajectoryRecord
+    | TurnEnd
+    | TurnEndedPayload
+    | TurnStart
+    | TurnStartedPayload
+    | Usage
+    | UserMessage,
+)
+"""A value of any class of this version (a model, or an enum member), for annotations:
+``phi_wire.convert`` types the value a conversion gives with it."""
+
 WIRE_TYPES = tuple(__all__)
 """The names the schemas define (``phi-wire types --format clark-agent``
 lists them; ``--type`` takes one): the generated ``__all__`` before the API's own names join it."""
@@ -199,6 +271,7 @@ __all__ += [
     "WIRE_TYPES",
     "Problem",
     "WireError",
+    "WireValue",
     "dumps",
     "loads",
     "recognise",

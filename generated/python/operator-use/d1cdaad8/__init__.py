@@ -95,6 +95,8 @@ __all__ = [
 
 # --- phi-wire's API for operator-use d1cdaad8, appended by tools/codegen from tools/templates/api/operator-use.py.tmpl
 
+from typing_extensions import TypeAliasType as _TypeAliasType
+
 from phi_wire import operator_use_api as _api
 from phi_wire.api import schema_function as _schema_function
 from phi_wire.errors import WireError as _WireError
@@ -110,7 +112,7 @@ schema = _schema_function("operator-use/d1cdaad8")
 """``schema(T)``: a self-contained JSON Schema (draft 2020-12) of the wire type ``T`` (or its
 name), bundled from ``schemas/operator-use/d1cdaad8``."""
 
-loads = _api.loads
+loads: _api.Loads[SessionFileEntry] = _api.loads
 """``loads(T, text)``: read as Operator-Use's pydantic reader reads (lax); ``WireError`` if it
 rejects. ``loads(SessionFile, text)`` reads a whole session file (``SessionFileLines``)."""
 dumps = _api.dumps
@@ -132,6 +134,46 @@ build_session_context = _api.context_builder(
 """``build_session_context(entries)``: the active branch as Operator-Use's
 ``SessionManager.build_session_context()`` rebuilds it (a ``SessionContext``)."""
 
+WireValue = _TypeAliasType(
+    "WireValue",
+    AssistantMessage
+    | AudioContent
+    | BranchEntry
+    | BranchSummaryMessage
+    | ChannelEntry
+    | CompactionEntry
+    | CompactionSummaryMessage
+    | CustomInfoEntry
+    | CustomMessage
+    | CustomMessageEntry
+    | ImageContent
+    | LabelEntry
+    | LeafEntry
+    | MessageAttachment
+    | MessageEntry
+    | MessageMeta
+    | ModelChangeEntry
+    | Role
+    | SessionContext
+    | SessionHeader
+    | SessionInfoEntry
+    | StopReason
+    | SystemMessage
+    | TextContent
+    | ThinkingContent
+    | ThinkingLevel
+    | ThinkingLevelChangeEntry
+    | ToolCallContent
+    | ToolKind
+    | ToolMessage
+    | ToolResultContent
+    | Usage
+    | UsageCost
+    | UserMessage,
+)
+"""A value of any class of this layout (a model, or an enum member), for annotations:
+``phi_wire.convert`` types the value a conversion gives with it."""
+
 WIRE_TYPES = tuple(__all__)
 """The names the schemas define (``phi-wire types --format operator-use``
 lists them; ``--type`` takes one): the generated ``__all__`` before the API's own names join it."""
@@ -143,6 +185,7 @@ __all__ += [
     "WIRE_TYPES",
     "SessionFileLines",
     "WireError",
+    "WireValue",
     "build_session_context",
     "dumps",
     "layout",

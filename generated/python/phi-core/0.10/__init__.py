@@ -214,6 +214,8 @@ __all__ = [
 
 # --- phi-wire's API for phi-core 0.10, appended by tools/codegen from tools/templates/api/phi-core.py.tmpl
 
+from typing_extensions import TypeAliasType as _TypeAliasType
+
 from phi_wire.api import (
     OVERFLOW_PHRASES,
     CostRates,
@@ -242,6 +244,100 @@ schema = _schema_function("phi-core/0.10")
 """``schema(T)``: a self-contained JSON Schema (draft 2020-12) of the wire type ``T`` (or its
 name), bundled from ``schemas/phi-core/0.10``."""
 
+WireValue = _TypeAliasType(
+    "WireValue",
+    AgentEnd
+    | AgentStart
+    | AnnotatedRequestPayload
+    | ApiProtocol
+    | AssistantMessage
+    | BranchContinuation
+    | ChildLoopRef
+    | CompactedSection
+    | CompactionBlock
+    | CompactionEnded
+    | CompactionStarted
+    | ContinuationTag
+    | DeltaBody
+    | ExplicitFormation
+    | ExtensionMessage
+    | FirstLoopFormation
+    | FollowUpProvenance
+    | FormationTimestamp
+    | IdentityBlockProvenance
+    | ImageContent
+    | InactivityTimeoutBody
+    | InactivityTimeoutFormation
+    | InputRejected
+    | JsonObjectResponseFormat
+    | JsonSchemaResponseFormat
+    | LlmAssistantMessage
+    | LlmMeta
+    | LlmToolResultMessage
+    | LlmUserMessage
+    | LoopConfigSnapshot
+    | LoopEvent
+    | LoopRecord
+    | LoopStatus
+    | LoopTurnProvenance
+    | MemoryTierProvenance
+    | MessageEnd
+    | MessageStart
+    | MessageUpdate
+    | NodeTag
+    | ParallelGroupRecord
+    | ParallelLoopEnd
+    | ParallelLoopStart
+    | ProgressMessage
+    | ProvenanceRole
+    | PrunApplied
+    | RerunContinuation
+    | RevertApplied
+    | RevertCategory
+    | Session
+    | SessionScope
+    | SimpleContinuation
+    | SpawnRef
+    | SteeringProvenance
+    | StopReason
+    | StreamDone
+    | StreamError
+    | StreamStart
+    | StreamTextDelta
+    | StreamThinkingDelta
+    | StreamToolCallDelta
+    | StreamToolCallEnd
+    | StreamToolCallStart
+    | SystemPromptProvenance
+    | TagKind
+    | TextContent
+    | TextDelta
+    | TextResponseFormat
+    | ThinkingContent
+    | ThinkingDelta
+    | ThinkingLevel
+    | ToolCallContent
+    | ToolCallDelta
+    | ToolDefinition
+    | ToolExecutionEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolResult
+    | ToolResultMessage
+    | Turn
+    | TurnEnd
+    | TurnId
+    | TurnRange
+    | TurnRequest
+    | TurnStart
+    | TurnTrigger
+    | UnknownProvenance
+    | Usage
+    | UserMessage,
+)
+"""A value of any class of this version (a model, or an enum member), for annotations:
+``phi_wire.convert`` types the value a conversion gives with it."""
+
 user_message = UserMessage.user
 """``Message::user(text)``: a user message with one text block, stamped now."""
 
@@ -260,6 +356,7 @@ __all__ += [
     "Problem",
     "Timestamp",
     "WireError",
+    "WireValue",
     "atranslate_stream",
     "convert_to_llm",
     "dumps",

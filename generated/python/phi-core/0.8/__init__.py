@@ -180,6 +180,8 @@ __all__ = [
 
 # --- phi-wire's API for phi-core 0.8, appended by tools/codegen from tools/templates/api/phi-core.py.tmpl
 
+from typing_extensions import TypeAliasType as _TypeAliasType
+
 from phi_wire.api import (
     OVERFLOW_PHRASES,
     CostRates,
@@ -208,6 +210,86 @@ schema = _schema_function("phi-core/0.8")
 """``schema(T)``: a self-contained JSON Schema (draft 2020-12) of the wire type ``T`` (or its
 name), bundled from ``schemas/phi-core/0.8``."""
 
+WireValue = _TypeAliasType(
+    "WireValue",
+    AgentEnd
+    | AgentStart
+    | ApiProtocol
+    | AssistantMessage
+    | BranchContinuation
+    | ChildLoopRef
+    | CompactedSection
+    | CompactionBlock
+    | CompactionEnded
+    | CompactionStarted
+    | ContinuationTag
+    | DeltaBody
+    | ExplicitFormation
+    | ExtensionMessage
+    | FirstLoopFormation
+    | FormationTimestamp
+    | ImageContent
+    | InactivityTimeoutBody
+    | InactivityTimeoutFormation
+    | InputRejected
+    | LlmAssistantMessage
+    | LlmMeta
+    | LlmToolResultMessage
+    | LlmUserMessage
+    | LoopConfigSnapshot
+    | LoopEvent
+    | LoopRecord
+    | LoopStatus
+    | MessageEnd
+    | MessageStart
+    | MessageUpdate
+    | NodeTag
+    | ParallelGroupRecord
+    | ParallelLoopEnd
+    | ParallelLoopStart
+    | ProgressMessage
+    | PrunApplied
+    | RerunContinuation
+    | RevertApplied
+    | RevertCategory
+    | Session
+    | SessionScope
+    | SimpleContinuation
+    | SpawnRef
+    | StopReason
+    | StreamDone
+    | StreamError
+    | StreamStart
+    | StreamTextDelta
+    | StreamThinkingDelta
+    | StreamToolCallDelta
+    | StreamToolCallEnd
+    | StreamToolCallStart
+    | TagKind
+    | TextContent
+    | TextDelta
+    | ThinkingContent
+    | ThinkingDelta
+    | ThinkingLevel
+    | ToolCallContent
+    | ToolCallDelta
+    | ToolExecutionEnd
+    | ToolExecutionStart
+    | ToolExecutionUpdate
+    | ToolResult
+    | ToolResultMessage
+    | Turn
+    | TurnEnd
+    | TurnId
+    | TurnRange
+    | TurnStart
+    | TurnTrigger
+    | Usage
+    | UserMessage,
+)
+"""A value of any class of this version (a model, or an enum member), for annotations:
+``phi_wire.convert`` types the value a conversion gives with it."""
+
 user_message = UserMessage.user
 """``Message::user(text)``: a user message with one text block, stamped now."""
 
@@ -226,6 +308,7 @@ __all__ += [
     "Problem",
     "Timestamp",
     "WireError",
+    "WireValue",
     "atranslate_stream",
     "convert_to_llm",
     "dumps",

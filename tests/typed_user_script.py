@@ -1,0 +1,102 @@
+"""A user's script, type-checked (never run) by tests/test_static_types.py with ``mypy --strict``.
+
+Each ``assert_type`` states the static type a call must have (mypy reports a mismatch as an
+error); each line marked ``# error:`` must be an error, with the words after the marker in mypy's
+message, and no other line may be one; each ``reveal_type`` marked ``# reveals:`` must reveal a
+type that starts with the words after the marker.
+Every format module is here (``phi_wire``, the pinned ``v0_8``/``v0_10``, ``clark_agent``, both
+Operator-Use layouts), each with a union alias and a model class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import assert_type, reveal_type
+
+import phi_wire
+import phi_wire.clark_agent as clark
+import phi_wire.operator_use as ou
+import phi_wire.operator_use_d1cdaad8 as ou1
+import phi_wire.v0_8 as v8
+import phi_wire.v0_10 as v10
+from phi_wire import sse
+from phi_wire.convert import Conversion, convert
+from phi_wire.convert.values import AnyValue, ClarkAgentValue, OperatorUseValue, PhiCoreValue
+
+TEXT = "{}"
+
+# --- loads: a union alias and a model class of every module ----------------------------------
+event = phi_wire.loads(phi_wire.AgentEvent, TEXT)  # the README's first example
+reveal_type(event)  # reveals: phi_wire.v0_10.event.AgentStart | phi_wire.v0_10.event.AgentEnd |
+assert_type(event, phi_wire.AgentEvent)
+print(event.no_such_attribute)  # error: has no attribute "no_such_attribute"
+assert_type(phi_wire.loads(phi_wire.UserMessage, TEXT), phi_wire.UserMessage)
+assert_type(phi_wire.loads(list[phi_wire.Message], TEXT), list[phi_wire.Message])
+
+assert_type(v8.loads(v8.Message, TEXT), v8.Message)
+assert_type(v8.loads(v8.AgentEvent, b"{}", max_problems=3), v8.AgentEvent)
+assert_type(v8.loads(v8.AssistantMessage, TEXT), v8.AssistantMessage)
+print(v8.loads(v8.Message, TEXT).no_such_attribute)  # error: has no attribute "no_such_attribute"
+
+content = v10.loads(v10.Content, TEXT)
+reveal_type(content)  # reveals: phi_wire.v0_10.content.TextContent | phi_wire.v0_10.content.
+assert_type(content, v10.Content)
+assert_type(v10.loads(v10.AgentMessage, TEXT, fail_fast=True), v10.AgentMessage)
+assert_type(v10.loads(v10.Usage, TEXT).input, int)
+print(v10.loads(v10.Usage, TEXT).no_such_attribute)  # error: has no attribute "no_such_attribute"
+
+row = clark.loads(clark.AgentMessage, TEXT)
+reveal_type(row)  # reveals: phi_wire.clark_agent.types.SystemMessage | phi_wire.clark_agent.
+assert_type(row, clark.AgentMessage)
+print(row.no_such_attribute)  # error: has no attribute "no_such_attribute"
+assert_type(clark.loads(clark.ToolResult, TEXT), clark.ToolResult)
+
+session = ou.loads(ou.SessionFile, TEXT)
+reveal_type(session)  # reveals: phi_wire.operator_use_base.SessionFileLines[phi_wire.operator_use.
+assert_type(session, ou.SessionFileLines[ou.SessionFileEntry])
+assert_type(session.skipped, tuple[ou.WireError, ...])
+print(session.no_such_attribute)  # error: has no attribute "no_such_attribute"
+assert_type(ou.loads(ou.SessionFileEntry, TEXT), ou.SessionFileEntry)
+assert_type(ou.loads(list[ou.SessionFileEntry], TEXT), list[ou.SessionFileEntry])
+assert_type(ou.loads(ou.Usage, TEXT), ou.Usage)
+assert_type(ou1.loads(ou1.SessionFile, TEXT), ou1.SessionFileLines[ou1.SessionFileEntry])
+assert_type(ou1.loads(ou1.AgentMessage, TEXT), ou1.AgentMessage)
+
+phi_wire.loads(3, TEXT)  # error: incompatible type "int"
+
+# --- dumps takes what loads gives, and JSON built of it --------------------------------------
+assert_type(phi_wire.dumps(event), str)
+assert_type(v8.dumps([v8.user_message("hi")], pretty=True), str)
+assert_type(clark.dumps(row), str)
+assert_type(ou.dumps(session), str)
+assert_type(ou1.dumps({"k": [1, None, "s"]}), str)
+phi_wire.dumps(object())  # error: incompatible type "object"
+ou.dumps({1, 2})  # error: incompatible type "set[int]"
+
+# --- schema takes a type or its name ---------------------------------------------------------
+assert_type(phi_wire.schema(phi_wire.AgentEvent), dict[str, object])
+assert_type(clark.schema("AgentMessage"), dict[str, object])
+assert_type(ou.schema(ou.SessionFile), dict[str, object])
+v10.schema(3)  # error: incompatible type "int"
+
+# --- convert: the target's values ------------------------------------------------------------
+to_phi = convert(row, source="clark-agent", target="phi-core")
+assert_type(to_phi, Conversion[PhiCoreValue])
+assert_type(convert(row).value, PhiCoreValue)
+assert_type(convert(event, target="clark-agent").value, ClarkAgentValue)
+assert_type(convert(session, target="operator-use").value, OperatorUseValue)
+TARGET: str = "phi-core"
+assert_type(convert(session, target=TARGET).value, AnyValue)
+print(to_phi.value.no_such_attribute)  # error: has no attribute "no_such_attribute"
+convert(object())  # error: No overload variant of "convert" matches argument type "object"
+
+# --- SSE: the events asked for ---------------------------------------------------------------
+assert_type(sse.events("http://127.0.0.1:1/events"), Iterator[phi_wire.AgentEvent])
+assert_type(sse.events("http://127.0.0.1:1/events", v8.AgentEvent), Iterator[v8.AgentEvent])
+assert_type(sse.aevents("http://127.0.0.1:1/events"), AsyncIterator[v10.AgentEvent])
+assert_type(
+    sse.aevents("http://127.0.0.1:1/events", clark.AgentEvent, until=None),
+    AsyncIterator[clark.AgentEvent],
+)
+for received in sse.events("http://127.0.0.1:1/events", until=lambda e: e.type == "AgentEnd"):
+    print(received.no_such_attribute)  # error: has no attribute "no_such_attribute"
