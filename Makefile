@@ -14,13 +14,18 @@ NODE_TOOLS := tools/typescript
 .PHONY: demo test wheel codegen node-tools
 
 # The development environment: an editable install with the workshop's tools (codegen, mypy).
+# What pip and the build print goes to build/venv.log, shown only if a step fails: make demo's
+# own output is the set-up's one line and the validator's report. Byte-compile now: where
+# PYTHONDONTWRITEBYTECODE is set, imports would compile every run.
 $(BIN)/phi-wire: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, imports would compile every run.
-	$(BIN)/python -m compileall -q runtime generated tools > /dev/null
-	touch $@
+	@echo "make: setting up $(VENV) (an editable install with the workshop's tools, about a minute)"
+	@mkdir -p build
+	@($(PYTHON) -m venv $(VENV) \
+		&& $(BIN)/python -m pip install --quiet --upgrade pip \
+		&& $(BIN)/python -m pip install --quiet -e '.[dev]' \
+		&& $(BIN)/python -m compileall -q runtime generated tools) > build/venv.log 2>&1 \
+		|| (cat build/venv.log; echo "make: setting up $(VENV) failed (build/venv.log)"; exit 1)
+	@touch $@
 
 # The workshop's node packages (TypeScript generator, ajv, tsc), exactly as the lock file pins them;
 # no install scripts run. tools/codegen and the TypeScript tests use them.
@@ -31,7 +36,7 @@ $(NODE_TOOLS)/node_modules/.package-lock.json: $(NODE_TOOLS)/package.json $(NODE
 node-tools: $(NODE_TOOLS)/node_modules/.package-lock.json
 
 demo: $(BIN)/phi-wire
-	$(BIN)/phi-wire validate examples/
+	@$(BIN)/phi-wire validate examples/
 
 # The sdist, and the wheel built from it (so the sdist is proven complete).
 wheel: $(BIN)/phi-wire

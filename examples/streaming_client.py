@@ -1,6 +1,9 @@
 """Consume AgentEvents over SSE from the example Starlette server, started here on 127.0.0.1.
 
 .venv/bin/python examples/streaming_client.py   (serves examples.streaming_server on a free port)
+
+The server needs Starlette and uvicorn, which phi-wire does not: with phi-wire installed from its
+wheel, install the ``examples`` extra too (``pip install "phi-wire[examples]"``).
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
     .venv/bin/uvicorn examples.streaming_server:app --port 8765
     # or: .venv/bin/python examples/streaming_client.py   (starts this server itself)
 
+Needs Starlette and uvicorn (``pip install "phi-wire[examples]"``, beside the wheel).
+
 ``/events`` replays examples/events.jsonl; ``/live`` translates a (simulated) provider stream into
 AgentEvents as it arrives. Each event is one SSE message (``event:`` its type, ``id:`` its
 position, ``data:`` the exact JSON phi-core writes); a client that reconnects with

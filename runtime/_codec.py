@@ -10,6 +10,9 @@ Serde facts handled here rather than in the models:
   ``LlmMessage`` (parsed through ``Value``): see ``_duplicates``;
 * serde's sequence form of structs (``[tag, field, ...]``): see ``_sequence``, tried only after
   validation failed;
+* the cost of an invalid document is bounded: a big or dense one (``_full_report``) has each
+  array judged up to its first invalid item only (``_fail_fast``; the same verdict), so the errors
+  pydantic builds, each holding a copy of its input, are bounded by the schema, not the document;
 * an unknown key of a struct read directly is skipped by ``ignore_value``, which checks the
   grammar only (a number out of range, nesting past 127 levels, a lone surrogate, bytes that are
   not UTF-8 pass there): see ``_ignored``, asked only once one of the checks here found such a
@@ -30,8 +33,10 @@ from pydantic_core import ErrorDetails, PydanticSerializationError
 from typing_extensions import TypeForm
 
 from ._borrowed import find_escaped_borrowed, holds_borrowed
+from ._collector import CollectorPaused
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
+from ._full_report import searched_in_full
 from ._ignored import blank_ignored
 from ._interrupts import serialized
 from ._numbers import rewrite_numbers
@@ -93,7 +98,7 @@ def loads(
     data: str | bytes | bytearray | memoryview,
     *,
     max_problems: int | None = None,
-    fail_fast: bool = False,
+    fail_fast: bool | None = None,
 ) -> T:
     """Parse one JSON document as the wire type ``tp``, accepting exactly what phi-core accepts.
 
@@ -104,27 +109,34 @@ def loads(
     Raises ``WireError`` (a ``ValueError``) naming the type, the JSON pointer and what was expected.
     To bound the cost of an invalid document: ``max_problems`` lists at most that many problems
     (``WireError.omitted`` counts the others); ``fail_fast`` judges each array up to its first
-    invalid item only (same verdict; the problems after it are not looked for).
+    invalid item only (same verdict; the problems after it are not looked for, and
+    ``WireError.first_invalid_items_only`` says so). By default (None) a document of many values
+    (``_full_report``: over 2,500 and denser than real ones, or over 20,000) is judged so; False:
+    every problem, whatever the cost.
     """
     value: T = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
     if value is not NOT_VOUCHED:
         return value
     name = type_name(tp)
     raw = _as_text(data, name)
+    if fail_fast is None:
+        fail_fast = not searched_in_full(raw)
+    with CollectorPaused():
+        value = _read_exactly(tp, raw, name, max_problems, fail_fast)
+    accepted_exactly(tp)
+    return value
+
+
+def _read_exactly(tp: Any, raw: bytes, name: str, max_problems: int | None, fail_fast: bool) -> Any:
     try:
-        value = _read(tp, raw, name, False, max_problems, fail_fast)
+        return _read(tp, raw, name, False, max_problems, fail_fast)
     except _SkippedBySerde as finding:
         # Only now: an unknown key's value is skipped by serde without these checks (_ignored)
         blanked = blank_ignored(tp, raw)
         if blanked is None:
             raise finding.error from None
-    else:
-        accepted_exactly(tp)
-        return value
     # read again outside the handler: an error from here does not carry the finding as context
-    value = _read(tp, blanked, name, True, max_problems, fail_fast)
-    accepted_exactly(tp)
-    return value
+    return _read(tp, blanked, name, True, max_problems, fail_fast)
 
 
 def _finding(error: WireError, blanked: bool) -> Exception:
@@ -160,7 +172,7 @@ def _read(
         value = validator.validate_json(raw, strict=True, by_alias=True, by_name=False)
     except ValidationError as error:
         details = error.errors(include_url=False)
-        value = None if found is None else _from_sequence_form(tp, raw, details)
+        value = None if found is None else _from_sequence_form(tp, validator, raw, details)
         if value is None:
             wire_error = from_json_validation_error(
                 name,
@@ -169,6 +181,7 @@ def _read(
                 written,
                 max_problems=max_problems,
                 document=found.document if found is not None and found.kept else NOT_PARSED,
+                fail_fast=fail_fast,
             )
             if _string_finding(details):
                 raise _finding(wire_error, blanked) from None
@@ -201,23 +214,46 @@ def _string_finding(details: list[ErrorDetails]) -> bool:
     return any(words in message for words in _STRING_FINDINGS)
 
 
-def _from_sequence_form(tp: Any, raw: bytes, details: list[ErrorDetails]) -> Any | None:
+def _from_sequence_form(
+    tp: Any, validator: Any, raw: bytes, details: list[ErrorDetails]
+) -> Any | None:
     """The value when ``raw`` is valid once serde's sequence forms are objects; else None.
 
-    Tried only where an array stands in the way (some error's input is a list): any other
-    invalid document is judged without walking it in Python.
+    Tried only where an array stands in the way (some error's input is a list), and no error
+    lies beyond repair: any other invalid document is judged without walking it in Python.
+    ``validator`` judges the result (the one that judged ``raw``: an invalid result costs no more
+    than ``raw`` did).
     """
     if not any(type(detail["input"]) is list for detail in details):
         return None
     try:
         document = json.loads(raw)
+        if any(_beyond_repair(document, detail) for detail in details):
+            return None
         converted = objects_from_sequences(tp, document)
         if converted == document:
             return None
         text = json.dumps(converted, ensure_ascii=False, allow_nan=False)
-        return adapter(tp).validate_json(text, strict=True, by_alias=True, by_name=False)
+        return validator.validate_json(text, strict=True, by_alias=True, by_name=False)
     except (ValueError, RecursionError):  # an array that fits no struct, or still invalid
         return None
+
+
+def _beyond_repair(document: Any, detail: ErrorDetails) -> bool:
+    """Whether no sequence form can mend this error: it lies on a path of objects only, in no
+    union's branch, and is a key missing there or a scalar of the wrong kind. Reading arrays as
+    objects changes neither (a document of 7,000 sequence forms and no ``turn_id`` is invalid
+    without reading one of them)."""
+    node = document
+    location = detail["loc"]
+    for position, segment in enumerate(location):
+        if not isinstance(node, dict):
+            return False
+        if segment not in node:
+            # a key missing here, or else a union's branch: the value may fit another branch
+            return detail["type"] == "missing" and position == len(location) - 1
+        node = node[segment]
+    return not isinstance(node, list | dict)
 
 
 def _serialization_problem(error: PydanticSerializationError) -> str:

@@ -19,7 +19,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -60,11 +60,17 @@ def _expected(error: ErrorDetails) -> str:
 @dataclass
 class _Located:
     error: ErrorDetails
-    pointer: str
     variant: tuple[str, ...]
     is_path: tuple[bool, ...]
     path: tuple[str | int, ...] = ()
-    """The keys and indices of ``pointer``, unescaped."""
+    """The keys and indices of the JSON path, unescaped."""
+
+    @property
+    def pointer(self) -> str:
+        """Built only for the problems reported (an invalid document may have thousands)."""
+        return "".join(
+            "/" + (escape(part) if isinstance(part, str) else str(part)) for part in self.path
+        )
 
 
 def _has(node: Any, segment: Any) -> bool:
@@ -74,26 +80,46 @@ def _has(node: Any, segment: Any) -> bool:
     return isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
 
 
-def _locate(document: Any, error: ErrorDetails) -> _Located:
-    """Split a pydantic location into the JSON path and the union branches taken on the way."""
-    node = document
-    path: list[str | int] = []
-    variant: list[str] = []
-    is_path: list[bool] = []
-    location = error["loc"]
-    for position, segment in enumerate(location):
-        last_missing = error["type"] == "missing" and position == len(location) - 1
-        if last_missing and isinstance(node, dict):
-            is_path.append(True)  # the key is absent: point at the object that lacks it
-        elif _has(node, segment):
-            path.append(segment)
-            node = node[segment]
-            is_path.append(True)
-        else:
-            variant.append(str(segment))
-            is_path.append(False)
-    pointer = "".join("/" + (escape(part) if isinstance(part, str) else str(part)) for part in path)
-    return _Located(error, pointer, tuple(variant), tuple(is_path), tuple(path))
+class _Walked(NamedTuple):
+    """How far a location prefix goes into the document."""
+
+    node: Any
+    path: tuple[str | int, ...]
+    variant: tuple[str, ...]
+    is_path: tuple[bool, ...]
+
+
+class _Locator:
+    """Splits pydantic locations into the JSON path and the union branches taken on the way,
+    walking each location prefix once (the errors of one object share theirs: an invalid document
+    may have thousands)."""
+
+    def __init__(self, document: Any) -> None:
+        self._walked: dict[tuple[Any, ...], _Walked] = {(): _Walked(document, (), (), ())}
+
+    def _walk(self, location: tuple[Any, ...]) -> _Walked:
+        known = len(location)
+        while location[:known] not in self._walked:
+            known -= 1
+        walked = self._walked[location[:known]]
+        for end in range(known + 1, len(location) + 1):
+            node, path, variant, is_path = walked
+            segment = location[end - 1]
+            if _has(node, segment):
+                walked = _Walked(node[segment], (*path, segment), variant, (*is_path, True))
+            else:
+                walked = _Walked(node, path, (*variant, str(segment)), (*is_path, False))
+            self._walked[location[:end]] = walked
+        return walked
+
+    def locate(self, error: ErrorDetails) -> _Located:
+        location = tuple(error["loc"])
+        if error["type"] == "missing" and location:
+            walked = self._walk(location[:-1])
+            if isinstance(walked.node, dict):  # the key is absent: point at the object lacking it
+                return _Located(error, walked.variant, (*walked.is_path, True), walked.path)
+        walked = self._walk(location)
+        return _Located(error, walked.variant, walked.is_path, walked.path)
 
 
 def _depth(item: _Located, start: int) -> int:
@@ -233,8 +259,7 @@ def _variant_key_problem(
         type="variant_key", loc=first.error["loc"][:start], msg=message, input=None
     )
     depth = sum(first.is_path[:start])
-    pointer = "".join("/" + part for part in first.pointer.split("/")[1 : depth + 1])
-    return _Located(error, pointer, first.variant[:-1], first.is_path[:start], first.path[:depth])
+    return _Located(error, first.variant[:-1], first.is_path[:start], first.path[:depth])
 
 
 # pydantic's names for schema wrappers, which say nothing about the wire variant.
@@ -277,9 +302,17 @@ def _node_at(document: Any, path: tuple[str | int, ...]) -> Any:
 
 
 def _problems(located: list[_Located], found: Any) -> list[Problem]:
+    pointers: dict[tuple[str | int, ...], str] = {}  # the problems of one object share one
+
+    def pointer(item: _Located) -> str:
+        text = pointers.get(item.path)
+        if text is None:
+            text = pointers[item.path] = item.pointer
+        return text
+
     return [
         Problem(
-            item.pointer,
+            pointer(item),
             _expected(item.error)
             if item.error["type"] in _NO_FOUND
             else f"{_expected(item.error)}, found {found(item)}",
@@ -289,9 +322,16 @@ def _problems(located: list[_Located], found: Any) -> list[Problem]:
     ]
 
 
-def _wire_error(type_name: str, problems: list[Problem], omitted: int = 0) -> WireError:
+def _wire_error(
+    type_name: str, problems: list[Problem], omitted: int = 0, cut: bool = False
+) -> WireError:
     return WireError(
-        type_name, problems[0].pointer, problems[0].message, problems=problems, omitted=omitted
+        type_name,
+        problems[0].pointer,
+        problems[0].message,
+        problems=problems,
+        omitted=omitted,
+        first_invalid_items_only=cut,
     )
 
 
@@ -307,12 +347,14 @@ def from_json_validation_error(
     *,
     max_problems: int | None = None,
     document: Any = NOT_PARSED,
+    fail_fast: bool = False,
 ) -> WireError:
     """The ``WireError`` for pydantic's errors on ``raw``, the JSON that pydantic validated;
     ``written`` is the document as given (``raw`` before the serde number rewrite). With
     ``max_problems``, only that many problems are described (``WireError.omitted`` counts the
     rest). ``document``: ``raw`` as parsed already, if it was (only its keys and indices are
-    read), else it is parsed here."""
+    read), else it is parsed here. ``fail_fast``: the validator judged each array up to its first
+    invalid item (the error says so when a problem lies in an array)."""
     if details and details[0]["type"] == "json_invalid":
         message = str(details[0].get("ctx", {}).get("error", details[0]["msg"]))
         match = _LINE_COLUMN.fullmatch(message)
@@ -324,7 +366,8 @@ def from_json_validation_error(
             document = json.loads(raw)
         except (ValueError, RecursionError):
             document = None
-    located = _select([_locate(document, item) for item in details], 0)
+    locator = _Locator(document)
+    located = _select([locator.locate(item) for item in details], 0)
     omitted = 0
     if max_problems is not None and len(located) > max(1, max_problems):
         omitted = len(located) - max(1, max_problems)
@@ -342,7 +385,8 @@ def from_json_validation_error(
                     return described
         return describe_value(item.error["input"])
 
-    return _wire_error(type_name, _problems(located, found), omitted)
+    cut = fail_fast and any(isinstance(step, int) for item in located for step in item.path)
+    return _wire_error(type_name, _problems(located, found), omitted, cut)
 
 
 def _is_number(value: Any) -> bool:
@@ -353,7 +397,8 @@ def from_python_validation_error(type_name: str, error: ValidationError, data: A
     """The ``WireError`` for pydantic's errors on Python input ``data`` (a model's fields, a
     mapping given to ``model_validate``); pointers follow the keys as given."""
     details = error.errors(include_url=False)
-    located = _select([_locate(data, item) for item in details], 0)
+    locator = _Locator(data)
+    located = _select([locator.locate(item) for item in details], 0)
     return _wire_error(
         type_name, _problems(located, lambda item: describe_value(item.error["input"]))
     )

@@ -43,6 +43,7 @@ class WireError(ValueError):
         line: int | None = None,
         column: int | None = None,
         omitted: int = 0,
+        first_invalid_items_only: bool = False,
     ) -> None:
         self.type_name = type_name
         self.problems: tuple[Problem, ...] = tuple(problems) or (
@@ -52,6 +53,10 @@ class WireError(ValueError):
         self.column = column
         self.omitted = omitted
         """Further problems found but not listed (``loads(..., max_problems=N)``)."""
+        self.first_invalid_items_only = first_invalid_items_only
+        """Some array was judged up to its first invalid item only (a document of many values,
+        or ``loads(..., fail_fast=True)``): its later items may hold problems that are neither
+        listed nor counted."""
         super().__init__(self._text())
 
     @property
@@ -61,7 +66,10 @@ class WireError(ValueError):
     def _text(self) -> str:
         first = self.problems[0].render(self.type_name)
         more = len(self.problems) - 1 + self.omitted
-        return first + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+        notes = [f"and {more} more problem{'s' * (more > 1)}"] if more else []
+        if self.first_invalid_items_only:
+            notes.append("each array judged up to its first invalid item")
+        return first + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def describe_value(value: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -40,10 +41,38 @@ def test_the_wheel_holds_the_product_only() -> None:
     assert "phi_wire/py.typed" in files
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in files), files
     assert "phi_wire/schemas/phi-core/0.10/event.json" in files
+    assert "phi_wire/fastpath/probes.json" in files  # what a cached expression is tried on
     assert "phi_wire/v0_10/__init__.py" in files and "phi_wire/cli.py" in files
     shipped = " ".join(files)
     for workshop in ("codegen", "bench_", "typecheck", "stage_package", "conftest", "test_"):
         assert workshop not in shipped, f"{workshop!r} is in the wheel"
+
+
+def test_every_importable_folder_of_package_data_is_a_listed_package() -> None:
+    """Issue 17: building warned that ``phi_wire.schemas.meta`` "would be ignored" (the wheel held
+    it all the same): a folder of package data whose name Python can import must be in
+    ``packages``, as setuptools checks (``schemas/phi-core/0.10`` cannot be imported: no
+    warning)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    packages, folders = set(config["packages"]), config["package-dir"]
+
+    def folder_of(package: str) -> Path:
+        parts = package.split(".")
+        for end in range(len(parts), 0, -1):
+            if ".".join(parts[:end]) in folders:
+                return ROOT / folders[".".join(parts[:end])] / Path(*parts[end:])
+        raise AssertionError(f"{package}: no package-dir")
+
+    checked = []
+    for package, patterns in config["package-data"].items():
+        root = folder_of(package)
+        for pattern in patterns:
+            for path in root.glob(pattern):
+                parts = path.parent.relative_to(root).parts
+                if parts and all(part.isidentifier() for part in parts):
+                    checked.append(".".join((package, *parts)))
+    assert "phi_wire.schemas.meta" in checked  # the folder the warning named
+    assert sorted(set(checked) - packages) == []
 
 
 @wheel_only

@@ -15,6 +15,7 @@ import hashlib
 import os
 import signal
 import stat
+import subprocess
 import sys
 import threading
 import tracemalloc
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from corpus import ROOT
 
 from phi_wire.cli import main
 from phi_wire.fastpath import _cache, _private
@@ -138,7 +140,9 @@ def test_any_one_byte_change_is_refused() -> None:
     assert loaded() is not None
     for index in range(len(data)):
         path.write_bytes(data[:index] + bytes([data[index] ^ 0x01]) + data[index + 1 :])
-        assert _cache.load_cached(path) is None, f"byte {index} changed, entry still loaded"
+        assert _cache.load_cached(path, VERSION, TYPES) is None, (
+            f"byte {index} changed, entry still loaded"
+        )
 
 
 @pytest.mark.parametrize("keep", [0.0, 0.5, 0.999, -4, -1])
@@ -147,7 +151,7 @@ def test_a_truncated_entry_is_refused(keep: float) -> None:
     data = path.read_bytes()
     cut = int(len(data) * keep) if isinstance(keep, float) else len(data) + keep
     path.write_bytes(data[:cut])
-    assert _cache.load_cached(path) is None
+    assert _cache.load_cached(path, VERSION, TYPES) is None
     rebuilt = fast_path(VERSION, TYPES, None, build=True)
     assert rebuilt is not None and rebuilt.unmatched(VALID) == []
     assert path.read_bytes() == data  # and the rebuild wrote a sound entry again
@@ -159,7 +163,7 @@ def test_an_entry_of_other_types_moved_into_place_is_refused() -> None:
     assert other is not None and fast_path(VERSION, ["TextContent"], None, build=True) is not None
     path = entry()
     other.replace(path)
-    assert _cache.load_cached(path) is None
+    assert _cache.load_cached(path, VERSION, TYPES) is None
 
 
 @contextlib.contextmanager
@@ -201,7 +205,7 @@ def test_an_unversioned_header_asking_for_many_groups_allocates_nothing() -> Non
     flags, _, code = compiled_form(b"a")
     path.write_bytes(unversioned_entry(flags, 10**7, code_bytes(code)))
     with bounded_memory():
-        assert _cache.load_cached(path) is None
+        assert _cache.load_cached(path, VERSION, TYPES) is None
 
 
 @pytest.mark.parametrize(
@@ -219,7 +223,7 @@ def test_a_crafted_header_with_a_valid_digest_allocates_nothing(header: dict[str
     )
     path.write_bytes(head + body + hashlib.sha256(head + body).digest())
     with bounded_memory():
-        assert _cache.load_cached(path) is None
+        assert _cache.load_cached(path, VERSION, TYPES) is None
 
 
 def test_a_huge_entry_is_never_read() -> None:
@@ -227,7 +231,7 @@ def test_a_huge_entry_is_never_read() -> None:
     with path.open("r+b") as handle:  # sparse: no disk used
         handle.truncate(256 * 1024 * 1024)
     with bounded_memory():
-        assert _cache.load_cached(path) is None
+        assert _cache.load_cached(path, VERSION, TYPES) is None
 
 
 # --- the folder and the file -------------------------------------------------------------------
@@ -426,3 +430,116 @@ def test_stop_writes_waits_a_bounded_time(
         assert not stopper.is_alive() and _private._stopped
     finally:
         _private._writes.release()
+
+
+# --- what a loaded expression must do before use (issue 17, defect 13) ---------------------------
+
+AUTO_VERSION = "0.10"
+TURN_START = (
+    '{"type":"TurnStart","loop_id":"l","turn_index":0,"timestamp":"2026-05-25T09:41:07Z",'
+    '"triggered_by":"User"}'
+)
+NEAR_MISSES = (
+    b'{"type":"TurnStarx","nonsense":1}',  # the issue's: an unknown tag
+    TURN_START.replace('"turn_index":0', '"turn_index":"0"').encode(),  # a wrong type
+)
+_LINES_END = rb"\r?(?:\n|\Z))*+"
+
+
+def auto_entry() -> Path:
+    """The entry of ``validate``'s own expression for JSONL lines (AgentEvent, AgentMessage)."""
+    path = _cache.cache_path(AUTO_VERSION, _fastpath.AUTO_LINE_TYPES, True)
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="module")
+def auto_document() -> bytes:
+    """The expression of one document of ``validate``'s JSONL lines (built once: two seconds)."""
+    from phi_wire.fastpath._pattern import build_pattern
+    from phi_wire.recognise.phi_core import detected_as
+
+    pattern = build_pattern(AUTO_VERSION, _fastpath.AUTO_LINE_TYPES, detected_as)
+    assert pattern.startswith(b"(?:") and pattern.endswith(_LINES_END)
+    return pattern[3 : -len(_LINES_END)]
+
+
+def lines_of(document: bytes) -> bytes:
+    return b"(?:" + document + _LINES_END
+
+
+FORGERIES = {
+    "the issue's \\{(?s:.)*": lambda genuine: rb"\{(?s:.)*",
+    "any object with a type": lambda genuine: lines_of(rb'\{"type":[^\n]*'),
+    "any tag": lambda genuine: lines_of(rb'\{"type":"[A-Za-z]+"[^\n]*'),
+    "a variant whose fields take anything": lambda genuine: lines_of(
+        b"(?:" + genuine + rb'|\{"type":"TurnStart",[^\n]*)'
+    ),
+    "a message of any role": lambda genuine: lines_of(
+        b"(?:" + genuine + rb'|\{"content":\[[^\n]*)'
+    ),
+    "another type's expression": lambda genuine: lines_of(rb'\{"input":[0-9]+[^\n]*'),
+    "one that matches nothing": lambda genuine: rb"(?!)",
+}
+
+
+@pytest.mark.parametrize("forgery", FORGERIES)
+def test_a_forged_entry_with_a_recomputed_digest_is_refused(
+    forgery: str, auto_document: bytes, tmp_path: Path
+) -> None:
+    """Issue 17, defect 13: the entry of ``validate``'s JSONL expression rewritten as the code
+    of ``\\{(?s:.)*``, digest recomputed, made ``{"type":"TurnStarx","nonsense":1}`` valid. Now
+    the loaded expression must first accept real documents and reject near-misses (an unknown
+    tag, a wrong type in a variant, a message of an unknown role): each forgery is refused, and
+    the verdicts are those of ``loads``."""
+    genuine = fast_path_for_lines(build=True)
+    assert genuine is not None and genuine.unmatched(b"\n".join(NEAR_MISSES) + b"\n") == [0, 34]
+    forge_with_digest(auto_entry(), FORGERIES[forgery](auto_document))
+    sample = tmp_path / "events.jsonl"
+    valid = (ROOT / "examples" / "events.jsonl").read_bytes().splitlines()[1]
+    sample.write_bytes(b"\n".join([*NEAR_MISSES, valid]) + b"\n")
+    _fastpath._FAST.clear()
+    reported = {record.line for record in validate([str(sample)], version=AUTO_VERSION)}
+    assert reported == {1, 2}, reported
+    _fastpath._FAST.clear()
+    assert fast_path_for_lines(build=False) is None
+
+
+def fast_path_for_lines(build: bool) -> _fastpath.FastPath | None:
+    return _fastpath.fast_path_for(AUTO_VERSION, None, build=build)
+
+
+@pytest.mark.parametrize("version", ["0.8", "0.10"])
+@pytest.mark.parametrize("lines", [True, False], ids=["JSONL lines", "whole documents"])
+def test_the_genuine_automatic_entries_are_loaded(version: str, lines: bool) -> None:
+    """The probes pass the expressions they guard: validate's own, loaded from their entries
+    (each type's alone is checked by ``tools/fastpath_probes.py`` as it writes them)."""
+    built = _fastpath.fast_path_for(version, None, build=True, lines=lines)
+    _fastpath._FAST.clear()
+    again = _fastpath.fast_path_for(version, None, build=False, lines=lines)
+    assert built is not None and again is not None and again is not built
+
+
+def test_the_probes_are_what_the_tool_writes() -> None:
+    """``runtime/fastpath/probes.json`` is ``tools/fastpath_probes.py``'s output from examples/
+    (each rejected text with the types that read it, computed by ``loads``)."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "fastpath_probes.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_probes_cover_every_version_and_the_automatic_types() -> None:
+    from phi_wire.fastpath._probes import probes_for
+    from phi_wire.formats import versions
+
+    for entry in versions("phi-core"):
+        probes = probes_for(entry.version, [*_fastpath.AUTO_LINE_TYPES, "Session", "Usage"])
+        assert len(probes.accepted) >= 10 and len(probes.rejected) >= 100, entry
+        events = probes_for(entry.version, ["AgentEvent"])
+        assert NEAR_MISSES[0] in events.rejected  # the issue's
+        for document in events.accepted:  # each variant has near-misses of its own
+            tag = document[: document.index(b",")]
+            assert sum(text.startswith(tag + b",") for text in events.rejected) >= 3, tag

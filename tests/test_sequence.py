@@ -118,3 +118,11 @@ def test_the_sequence_form_is_tried_only_where_an_array_is_in_the_way(
     with pytest.raises(WireError):  # an array where a struct goes: the sequence form is tried
         wire.loads(wire.AgentEvent, '{"type":"MessageEnd","loop_id":"l","message":["user",5]}')
     assert calls == [wire.AgentEvent]
+
+
+def test_an_array_for_llm_meta_is_an_error_not_a_crash() -> None:
+    """``LlmMeta`` derives from ``LlmMessageBase`` but holds no ``Message``: the walk looked for
+    one among its bases and raised StopIteration out of ``loads`` (found with issue 17)."""
+    for text in ("[1]", "[]"):
+        with pytest.raises(WireError):
+            wire.loads(wire.LlmMeta, text)

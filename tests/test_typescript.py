@@ -797,11 +797,14 @@ def test_every_version_is_exported_by_name(project: Path, entry: WireVersion) ->
 
 @pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
 def test_the_validators_need_nothing_at_run_time(entry: Any) -> None:
-    """ajv's standalone code, self-contained: no import, no require (no ajv in the browser)."""
-    code = (PACKAGE / entry.folder / "validators.js").read_text(encoding="utf-8")
-    assert not re.search(r"^\s*import\b|\brequire\(", code, re.MULTILINE)
-    declared = set(re.findall(r"^export const (\w+)", code, re.MULTILINE))
-    assert declared == set(codegen_typescript.validator_refs(ROOT / "schemas" / entry.folder))
+    """ajv's standalone code, self-contained: no import, no require (no ajv in the browser), as
+    an ES module and as CommonJS, each exporting every validator."""
+    names = set(codegen_typescript.validator_refs(ROOT / "schemas" / entry.folder))
+    for module, exported in (("validators.js", "export const"), ("validators.cjs", "exports\\.")):
+        code = (PACKAGE / entry.folder / module).read_text(encoding="utf-8")
+        assert not re.search(r"^\s*import\b|\brequire\(", code, re.MULTILINE), module
+        declared = set(re.findall(rf"^{exported} ?(\w+) =", code, re.MULTILINE))
+        assert declared == names, module
 
 
 def test_the_package_manifest_lists_every_version() -> None:
@@ -809,8 +812,10 @@ def test_the_package_manifest_lists_every_version() -> None:
     assert manifest["name"] == "phi-wire" and manifest["type"] == "module"
     assert "dependencies" not in manifest, "the validators need no library at run time"
     for entry in VERSIONS:
-        target = manifest["exports"][f"./{entry.folder}"]
-        assert (PACKAGE / target["types"]).is_file() and (PACKAGE / target["default"]).is_file()
+        for condition in ("import", "require"):  # ES modules and CommonJS
+            target = manifest["exports"][f"./{entry.folder}"][condition]
+            assert (PACKAGE / target["types"]).is_file()
+            assert (PACKAGE / target["default"]).is_file()
     npm = shutil.which("npm")
     assert npm, "npm is not installed"
     packed = subprocess.run(
@@ -823,8 +828,85 @@ def test_the_package_manifest_lists_every_version() -> None:
     files = {item["path"] for item in json.loads(packed.stdout)[0]["files"]}
     for entry in VERSIONS:
         names = {"index.js", "index.d.ts", "types.d.ts", "validators.js"}
+        names |= {"index.cjs", "index.d.cts", "types.d.cts", "validators.cjs"}
         assert {f"{entry.folder}/{name}" for name in names} <= files
     assert {"schemas/meta/dialect.json", "schemas/meta/serde.json", "package.json"} <= files
+
+
+COMMONJS_CONSUMER = """
+import * as wire from "phi-wire/FOLDER";  // compiled to require(): this project is CommonJS
+import type { TYPE } from "phi-wire/FOLDER";
+
+const good: unknown = JSON.parse(process.argv[2]);
+const bad: unknown = JSON.parse(process.argv[3]);
+if (!wire.isTYPE(good)) throw new Error("a valid document judged invalid");
+const typed: TYPE = good;
+const problems: readonly wire.Problem[] = wire.validateTYPE(bad);
+const exported = Object.keys(wire).filter((name) => name !== "default").length;  // (tsc's interop)
+console.log(JSON.stringify({ module: typeof module, exported, typed: typeof typed, problems }));
+"""
+
+
+@pytest.fixture(scope="module")
+def commonjs_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CommonJS TypeScript project (no ``"type": "module"``, ``module: node16``) that has the
+    generated package installed as ``phi-wire``."""
+    root = tmp_path_factory.mktemp("ts-commonjs")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "phi-wire").symlink_to(PACKAGE, target_is_directory=True)
+    (root / "package.json").write_text('{"private": true}\n')
+    return root
+
+
+@pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
+def test_a_commonjs_project_requires_every_version(
+    commonjs_project: Path, entry: WireVersion
+) -> None:
+    """Issue 17: the package was ES modules only, and a CommonJS TypeScript project (``module:
+    node16``, no ``"type": "module"``) could not import it (TS1479). Now ``exports`` has a
+    ``require`` entry with its own declarations: tsc --strict accepts such a consumer and emits
+    ``require`` calls, and node runs them."""
+    written = next(
+        doc
+        for doc in documents(entry, "valid-canonical")
+        if isinstance(strict_json(doc.text), dict)
+    )
+    good = strict_json(written.text)
+    key = next(iter(good))
+    bad = {**good, key: {"not": ["what", "the", "schema", "says"]}}
+    folder = commonjs_project / entry.folder.replace("/", "-")
+    folder.mkdir()
+    source = COMMONJS_CONSUMER.replace("FOLDER", entry.folder).replace("TYPE", written.type_name)
+    (folder / "consumer.ts").write_text(source, encoding="utf-8")
+    options = {**TSCONFIG["compilerOptions"], "noEmit": False, "outDir": "out", "lib": ["es2022"]}
+    options.update(module="node16", moduleResolution="node16")
+    (folder / "globals.d.ts").write_text(  # what the consumer uses of node (no @types/node here)
+        "declare const process: { argv: string[] };\n"
+        "declare const module: unknown;\n"
+        "declare const console: { log(text: string): void };\n"
+    )
+    config = {"compilerOptions": options, "files": ["consumer.ts", "globals.d.ts"]}
+    (folder / "tsconfig.json").write_text(json.dumps(config, indent=2))
+    status, output = tsc(folder)
+    assert status == 0, output
+    emitted = (folder / "out" / "consumer.js").read_text(encoding="utf-8")
+    assert f'require("phi-wire/{entry.folder}")' in emitted
+    result = subprocess.run(
+        [node(), str(folder / "out" / "consumer.js"), json.dumps(good), json.dumps(bad)],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    names = codegen_typescript.validator_refs(ROOT / "schemas" / entry.folder)
+    assert answer["module"] == "object" and answer["exported"] == 2 * len(names)
+    assert answer["typed"] == "object"
+    assert answer["problems"] and all(
+        problem["pointer"].startswith(f"/{key}") or problem["pointer"] == ""
+        for problem in answer["problems"]
+    ), answer["problems"]
 
 
 # --- drift --------------------------------------------------------------------------------------

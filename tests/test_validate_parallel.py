@@ -192,3 +192,44 @@ def test_jobs_report_as_one_job_does_with_rejected_and_refused_lines(
     assert single[2] == parallel[2] and f"{path}:1501: document over the size limit" in single[2]
     assert f"{path}:501: AgentEvent /: invalid JSON" in single[1]
     assert f"{path}:2501: AgentEvent TurnStart" in single[1]
+
+
+def small_files(folder: Path, count: int, size: int) -> None:
+    """``count`` JSONL files of about ``size`` bytes each, valid events."""
+    folder.mkdir(exist_ok=True)
+    body = EVENT + b"\n"
+    for number in range(count):
+        (folder / f"{number:05}.jsonl").write_bytes(body * max(1, size // len(body)))
+
+
+@pytest.mark.parametrize("jobs", ["2", "8"])
+def test_a_small_tree_starts_no_process_whatever_jobs_says(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: str,
+) -> None:
+    """Issue 17: on a 3.3 MB tree of 1,771 small files ``--jobs 2`` was slower than one job (1.96
+    s against 1.56 s): a worker's start was not repaid. The number of processes now follows the
+    input's size (one per ``PARALLEL_MIN_BYTES``): such a tree is judged by this process alone,
+    and a tree of 5 MB by two processes even with ``--jobs 8``. Processes are counted, not
+    timed."""
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", fork)
+    folder = tmp_path / "tree"
+    small_files(folder, 1771, 1900)  # 3.3 MB
+    single = run(capsys, "validate", str(folder))
+    parallel = run(capsys, "validate", "--jobs", jobs, str(folder))
+    assert forks == [], f"{len(forks)} processes started for 3.3 MB"
+    assert single[0] == parallel[0] == 0
+    assert without_timing(single[1]) == without_timing(parallel[1])
+    small_files(tmp_path / "tree", 2700, 1900)  # 5.1 MB: two processes' worth
+    code, out, _ = run(capsys, "validate", "--jobs", jobs, str(folder))
+    assert len(forks) == 2, f"{len(forks)} processes started for 5.1 MB with --jobs {jobs}"
+    assert code == 0 and "2,700 files" in out.splitlines()[-1]

@@ -12,15 +12,20 @@ Pipeline, per version (``schemas/<format>/<version>/``):
    ``JsonValue`` a recursive JSON type;
 2. ``tools/typescript/generate.mjs`` runs the generator and compiles the *unchanged* schema files
    with ajv (strict mode, discriminator on, phi-wire's dialect registered, no network) into
-   standalone ES module code: one validator per wire type (not the scalars);
+   standalone code, as an ES module and as CommonJS: one validator per wire type (not the
+   scalars);
 3. the declarations are finished here: the generator's "referenced by" boilerplate goes, every
    property becomes ``readonly`` (received data is not edited in place), a header names the
    schemas and their sha256; ``index.js``/``index.d.ts`` (from ``tools/templates/typescript/``)
-   give each type ``isT(x): x is T`` and ``validateT(x)`` returning problems with JSON pointers.
+   give each type ``isT(x): x is T`` and ``validateT(x)`` returning problems with JSON pointers;
+   ``index.cjs``/``index.d.cts`` (over ``validators.cjs``, with ``types.d.cts``) are the same
+   for CommonJS, which cannot ``require`` an ES module (a TypeScript project with ``module:
+   node16`` and no ``"type": "module"`` gets TS1479).
 
 The package also carries copies of the schema files (``schemas/``) for consumers who compile them
-themselves, and a ``package.json`` whose ``exports`` name each version (``phi-wire/phi-core/0.10``).
-Every step is deterministic; ``tools/codegen --check`` compares the whole tree.
+themselves, and a ``package.json`` whose ``exports`` name each version (``phi-wire/phi-core/0.10``),
+with an ``import`` and a ``require`` entry, each with its declarations. Every step is
+deterministic; ``tools/codegen --check`` compares the whole tree.
 """
 
 from __future__ import annotations
@@ -275,23 +280,30 @@ def pattern_types(folder: Path) -> str:
 
 
 def index_files(entry: Any, names: Iterable[str], header: str) -> dict[str, str]:
-    """``index.js`` (the typed API over the compiled validators) and its declarations."""
+    """``index.js`` (the typed API over the compiled validators) and its declarations, and the
+    same for CommonJS (``index.cjs``, ``index.d.cts``)."""
     names = sorted(names)
-    # one isT/validateT pair per type
-    functions = "".join(render("validator.js.tmpl", name=name) for name in names)
+    problems = render(
+        "problems.js.tmpl", format=entry.format, pattern_types=pattern_types(SCHEMAS / entry.folder)
+    )
     declarations = "".join(
         render("validator.d.ts.tmpl", name=name, label=entry.label) for name in names
     )
-    return {
-        "index.js": render(
-            "index.js.tmpl",
+    files = {}
+    for module, declared, api in (("js", "ts", "js"), ("cjs", "cts", "cjs")):
+        # one isT/validateT pair per type
+        functions = "".join(render(f"validator.{module}.tmpl", name=name) for name in names)
+        files[f"index.{module}"] = render(
+            f"index.{module}.tmpl", header=header, problems=problems, functions=functions
+        )
+        files[f"index.d.{declared}"] = render(
+            "index.d.ts.tmpl",
             header=header,
-            functions=functions,
-            format=entry.format,
-            pattern_types=pattern_types(SCHEMAS / entry.folder),
-        ),
-        "index.d.ts": render("index.d.ts.tmpl", header=header, declarations=declarations),
-    }
+            declarations=declarations,
+            declared=f".d.{declared}",
+            api=f".{api}",
+        )
+    return files
 
 
 def package_version() -> str:
@@ -308,8 +320,14 @@ def package_version() -> str:
 def package_json(entries: list[Any]) -> str:
     exports: dict[str, Any] = {
         f"./{entry.folder}": {
-            "types": f"./{entry.folder}/index.d.ts",
-            "default": f"./{entry.folder}/index.js",
+            "import": {
+                "types": f"./{entry.folder}/index.d.ts",
+                "default": f"./{entry.folder}/index.js",
+            },
+            "require": {
+                "types": f"./{entry.folder}/index.d.cts",
+                "default": f"./{entry.folder}/index.cjs",
+            },
         }
         for entry in entries
     }
@@ -360,8 +378,13 @@ def build(scratch: Path, entries: list[Any], digest: Callable[[Path], str]) -> P
         target = tree / entry.folder
         target.mkdir(parents=True)
         generated = answer[entry.folder]
-        (target / "types.d.ts").write_text(finish_types(generated["types"], header))
+        types = finish_types(generated["types"], header)
+        (target / "types.d.ts").write_text(types)
+        (target / "types.d.cts").write_text(types)  # declarations only: the same for CommonJS
         (target / "validators.js").write_text(finish_validators(generated["validators"], header))
+        (target / "validators.cjs").write_text(
+            finish_validators(generated["validatorsCommonJS"], header)
+        )
         names = validator_refs(folder)
         for name, text in index_files(entry, names, header).items():
             (target / name).write_text(text)

@@ -120,7 +120,7 @@ def _compiled(
     if path is not None:
         if _cache.inexpressible(path):
             return None
-        cached = _cache.load_cached(path)
+        cached = _cache.load_cached(path, version, types)
         if cached is not None:
             return cached
     if not build:

@@ -12,19 +12,22 @@ milliseconds. What keeps this safe:
   and code length, the code, and a SHA-256 over all of that. The digest catches corruption,
   partial writes and edits by tools that do not recompute it; the key catches an entry moved to
   another's name. The header's values are bounded before anything is allocated (one group, as an
-  expression that captures nothing has; code at most ``MAX_CODE_BYTES``; a file bigger than that
-  is not read) and ``_sre.compile`` checks the code's structure itself. A loaded expression must
-  still refuse texts that no JSON document starts with, which stops a gross replacement such as
-  ``(?s).*`` even with a recomputed digest.
+  is not read) and ``_sre.compile`` checks the code's structure itself.
+- What it does: before use, a loaded expression must match a few real documents of its types and
+  no byte of texts that are no document of them: texts no JSON document starts with, and
+  near-misses of real documents (an unknown tag, a value of the wrong kind in a variant, a key
+  left out, ``{"type":"TurnStarx","nonsense":1}``): see ``_probes``. That stops a gross or near
+  replacement, such as ``(?s).*``, ``\\{(?s:.)*`` or a variant whose fields take anything, and the
+  expression of other types, even with a recomputed digest; not a forger who knows the probes.
 - Anything wrong: the entry is ignored and the expression rebuilt (when the input is worth it),
   never trusted, never an error.
 - Not CPython, or an engine without ``MAGIC``/``CODESIZE``/``compile``, or a re module without
   its parser and compiler or with other signatures: ``re.compile``, and no cache.
 
-What the digest does not do: stop whoever can write a 0700 folder this user owns. That is this
-user (or root), who could as well edit phi_wire's sources; a keyed digest (HMAC) would not stop
-them either, its key lying in the same folder. Hence a plain SHA-256, and the folder's checks as
-the protection against everyone else.
+What the digest and the probes do not do: stop whoever can write a 0700 folder this user owns
+and means to. That is this user (or root), who could as well edit phi_wire's sources; a keyed
+digest (HMAC) would not stop them either, its key lying in the same folder. Hence a plain
+SHA-256, and the folder's checks as the protection against everyone else.
 
 The key digests everything the expression is made from: phi_wire's sources, the version's
 generated models, pydantic's and pydantic-core's files, the types, the interpreter and its engine.
@@ -49,6 +52,7 @@ from typing import Any, NamedTuple
 from phi_wire.formats import find
 
 from ._private import PrivateFolder
+from ._probes import probes_for, sound
 
 __all__ = [
     "MAX_CODE_BYTES",
@@ -69,9 +73,6 @@ _HEADER = struct.Struct("<32sIIBQ")  # key, flags, groups, code word size, code 
 _DIGEST_BYTES = 32
 _MAX_ENTRY_BYTES = len(_MAGIC) + _HEADER.size + MAX_CODE_BYTES + _DIGEST_BYTES
 _FLAGS_LIMIT = 1 << 9  # re's flags all lie below (ASCII is 256)
-# Texts no expression of the fast path matches a byte of (none is the start of a JSON document;
-# an empty line is no document): a loaded expression that does is not the one its entry names.
-_NOT_JSON = (b"not json at all\n", b"\n", b"\r\n", b"]\n", b"\xff\n", b"\x00")
 
 
 class Engine(NamedTuple):
@@ -237,8 +238,9 @@ def _decode(data: bytes, key: bytes, engine: Engine) -> tuple[int, array.array[i
     return flags, code
 
 
-def load_cached(path: Path) -> re.Pattern[bytes] | None:
-    """The compiled expression kept in ``path``, or None (then it must be built)."""
+def load_cached(path: Path, version: str, types: Sequence[str]) -> re.Pattern[bytes] | None:
+    """The compiled expression kept in ``path`` for ``types`` of ``version``, or None (then it
+    must be built)."""
     engine = _engine()
     key = _key_of(path)
     if engine is None or key is None:
@@ -256,11 +258,7 @@ def load_cached(path: Path) -> re.Pattern[bytes] | None:
         compiled = engine.compile(None, flags, code.tolist(), 0, {}, (None,))
     except Exception:  # the engine refuses the code (RuntimeError), or differs: rebuild
         return None
-    for text in _NOT_JSON:
-        found = compiled.match(text)
-        if found is not None and found.end():
-            return None
-    return compiled
+    return compiled if sound(compiled, probes_for(version, types)) else None
 
 
 def compile_cached(pattern: bytes, path: Path | None) -> re.Pattern[bytes]:

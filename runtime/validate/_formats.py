@@ -2,8 +2,8 @@
 per format and version, over that version's public module (``phi_wire.formats``).
 
 * phi-core reads with its exact serde codec, the work on an invalid document capped
-  (``max_problems``, ``fail_fast``); its documents' types are detected from their keys
-  (``phi_wire.recognise.phi_core``).
+  (``max_problems``; a big document's arrays judged each up to its first invalid item); its
+  documents' types are detected from their keys (``phi_wire.recognise.phi_core``).
 * clark-agent reads with the same exact codec; a document's type is the one its shape has
   (``phi_wire.recognise.clark_agent``), an ``AgentMessage`` (a history row) when it has none.
 * Operator-Use reads as its pydantic reader does (lax); a whole session file is one
@@ -78,12 +78,13 @@ class Reader:
     def has_type(self, name: str) -> bool:
         return name in self.module.WIRE_TYPES
 
-    def load(self, name: str, raw: bytes, max_problems: int, fail_fast: bool) -> Any:
+    def load(self, name: str, raw: bytes, max_problems: int) -> Any:
         """``loads`` as the format reads; ``WireError`` lists at most ``max_problems`` problems
-        (``omitted`` counts the others)."""
+        (``omitted`` counts the others; a big document's arrays are judged up to their first
+        invalid item, ``first_invalid_items_only``)."""
         tp = self.wire_type(name)
         if self.exact:
-            return self.module.loads(tp, raw, max_problems=max_problems, fail_fast=fail_fast)
+            return self.module.loads(tp, raw, max_problems=max_problems)
         try:
             return self.module.loads(tp, raw)
         except WireError as error:

@@ -13,11 +13,11 @@ judged by phi-core's reader, which is what would read it here: valid if phi-core
 
 Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
 work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
-``MORE`` record counts the rest), and a document of more than ``FULL_REPORT_MAX_VALUES`` JSON
-values is judged up to the first invalid item of each array by the exact codecs, so that no
-document, however many of its items fail, costs more than a few times its size. An invalid
-phi-core AgentMessage is reported as the lane its keys name (its role's variant, or an unknown
-role; an ExtensionMessage when it has ``kind``), not as the union branch that failed last.
+``MORE`` record counts the rest), and the exact codecs judge a document of many values up to the
+first invalid item of each array (a note says so), so that no document, however many of its
+items fail, costs more than a few times its size.
+An invalid phi-core AgentMessage is reported as the lane its keys name (its role's variant, or an
+unknown role; an ExtensionMessage when it has ``kind``), not as the union branch that failed last.
 """
 
 from __future__ import annotations
@@ -60,26 +60,11 @@ from ._records import (
 )
 from ._wording import explained
 
-__all__ = ["FULL_REPORT_MAX_VALUES", "judge_chunk", "judge_item", "wire_module"]
+__all__ = ["judge_chunk", "judge_item", "wire_module"]
 
-FULL_REPORT_MAX_VALUES = 20_000
-"""An invalid document of up to this many JSON values (a phi-core session of about 1 MB) is
-searched for all its problems; a bigger one is judged up to the first invalid item of each array:
-the same verdict, but pydantic would otherwise build an error, with a copy of its input, for every
-failing item (a million for a 300 kB session of empty loops, half a gigabyte). A value makes at
-most about 10 errors (an empty object where a model with 10 required fields belongs), so a full
-report costs at most some 200,000 errors, about 100 MB."""
 _CERTAIN_BY_TEXT = frozenset({"Session", "LoopRecord", "LoopEvent", "Turn"})
 """phi-core types whose first key alone says the document is phi-core's (no other format has
 ``session_id``, ``loop_id``, ``sequence``, ``turn_id`` first)."""
-
-
-def _many_values(raw: bytes) -> bool:
-    """Whether ``raw`` holds more than ``FULL_REPORT_MAX_VALUES`` JSON values (counted from above:
-    each value but the first follows a comma or an opening bracket)."""
-    if len(raw) <= 2 * FULL_REPORT_MAX_VALUES:  # a value and its comma take two bytes at least
-        return False
-    return raw.count(b",") + raw.count(b"[") + raw.count(b"{") >= FULL_REPORT_MAX_VALUES
 
 
 def wire_module(version: str, format: str = HOME_FORMAT) -> Any:
@@ -466,11 +451,10 @@ def _read(
     looks_like: Recognised | None = None,
 ) -> _Read:
     """The records of one document read by ``own`` as the type ``name``."""
-    big = own.exact and _many_values(raw)
     try:
-        value = own.load(name, raw, settings.max_problems, big)
+        value = own.load(name, raw, settings.max_problems)
     except own.module.WireError as error:
-        return _Read(_rejected(own, chunk, line, raw, name, error, settings, big), True)
+        return _Read(_rejected(own, chunk, line, raw, name, error, settings), True)
     records: list[Record] = []
     if name == "SessionFile":
         records = _skipped_lines(own, chunk, line, value, settings)
@@ -549,7 +533,6 @@ def _rejected(
     name: str,
     error: Any,
     settings: Settings,
-    big: bool,
 ) -> list[Record]:
     """The records of a document ``loads`` rejected."""
     if raw.startswith(BOM) and own.exact:
@@ -559,7 +542,7 @@ def _rejected(
         return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
     label = ""
     if own.format == HOME_FORMAT and name == "AgentMessage" and error.line is None:
-        error, lane = _as_named_lane(own, raw, error, settings, big)
+        error, lane = _as_named_lane(own, raw, error, settings)
         if lane is not None and isinstance(getattr(own.module, lane), type):
             label = lane  # a model (ExtensionMessage); a union's variant names itself
     problems = error.problems
@@ -589,7 +572,7 @@ def _rejected(
     if records and not settings.forced and _guessed(own, raw, name):
         first = records[0]
         records[0] = first._replace(message=f"{first.message} ({_GUESSED.format(name)})")
-    more = _more(error.omitted, settings.max_problems, big, problems)
+    more = _more(error.omitted, settings.max_problems, error.first_invalid_items_only)
     if more:
         records.append(_more_record(own, chunk, line, name, more, error.omitted))
     return records
@@ -614,7 +597,7 @@ def _guessed(own: Reader, raw: bytes, name: str) -> bool:
     return not names_type(own.format, document)
 
 
-def _more(omitted: int, cap: int, big: bool, problems: Any) -> str:
+def _more(omitted: int, cap: int, first_invalid_items_only: bool) -> str:
     """What the ``MORE`` record of a document says ("" when nothing was left out)."""
     parts = []
     if omitted:
@@ -622,16 +605,16 @@ def _more(omitted: int, cap: int, big: bool, problems: Any) -> str:
             f"and {omitted:,} more problem{'s' * (omitted > 1)} in this document, not listed "
             f"(--max-problems {cap:,})"
         )
-    if big and any(token.isdecimal() for p in problems for token in p.pointer.split("/")):
+    if first_invalid_items_only:
         parts.append(
-            f"the document holds over {FULL_REPORT_MAX_VALUES:,} values, so each array was judged "
+            "the document holds too many values for a full report, so each array was judged "
             "up to its first invalid item: later items may hold more problems"
         )
     return "; ".join(parts)
 
 
 def _as_named_lane(
-    own: Reader, raw: bytes, error: Any, settings: Settings, big: bool
+    own: Reader, raw: bytes, error: Any, settings: Settings
 ) -> tuple[Any, str | None]:
     """An invalid AgentMessage judged again as the lane its keys name, for the report: the same
     verdict (each lane is part of the union), problems that speak of what it was meant to be.
@@ -646,7 +629,7 @@ def _as_named_lane(
     if all(as_extension) if lane == "ExtensionMessage" else not any(as_extension):
         return error, None  # the union's report speaks of that lane already
     try:
-        own.load(lane, raw, settings.max_problems, big)
+        own.load(lane, raw, settings.max_problems)
     except own.module.WireError as named:
         return named, lane
     return error, None  # cannot happen: valid as a lane is valid as the union

@@ -3,7 +3,8 @@
 //
 // stdin: {"metaSchemas": [dialect, vocabulary], "versions": [{"folder", "typesInput", "schemaFiles",
 //         "validators": {exportName: "<$id>#/$defs/<Type>"}}]}
-// stdout: {"<folder>": {"types": "<.d.ts text>", "validators": "<ES module text>"}}
+// stdout: {"<folder>": {"types": "<.d.ts text>", "validators": "<ES module text>",
+//          "validatorsCommonJS": "<the same validators as CommonJS>"}}
 //
 // Nothing is fetched: ajv gets every schema up front (no loadSchema), and json-schema-to-typescript
 // gets one self-contained document whose references are type names (tools/codegen.py made it).
@@ -60,7 +61,9 @@ async function generate(request) {
       if (!ajv.getSchema(ref)) fail(`${version.folder}: ${name} (${ref}) does not compile`);
     }
     const validators = standaloneCode(ajv, version.validators);
-    output[version.folder] = { types, validators };
+    ajv.opts.code.esm = false; // the same compiled validators, written with exports.X = ...
+    const validatorsCommonJS = standaloneCode(ajv, version.validators);
+    output[version.folder] = { types, validators, validatorsCommonJS };
   }
   return output;
 }
