@@ -31,7 +31,8 @@ benchmarks use the same type under another name, which has no fast path).
 
 The background build, and what may happen around it: the builder is a daemon thread, so it never
 keeps a program from exiting; at exit the cache lets a write under way finish and starts no other
-(``phi_wire.fastpath``), so nothing is left half-written. A fork while it runs gives the child no
+(``phi_wire.fastpath``), so nothing is left half-written, and waits for a validator being built
+(a daemon thread frozen inside pydantic-core's Rust code aborts the process). A fork while it runs gives the child no
 builder (its count starts again, its locks are new). Where no thread can be started (an
 interpreter built without threads, one shutting down), the type keeps the exact path; on a
 free-threaded build nothing changes: the expression and validator are published whole, by one
@@ -40,6 +41,7 @@ assignment, once built.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -116,10 +118,13 @@ class Shortcut:
         expression = document_expression(self.version or "", self.name, build)
         if expression is None:
             return None
-        typed = adapter(self.tp)
-        if type(typed.validator) is not SchemaValidator:
-            typed.rebuild()  # a model's deferred validator, not yet built
-        validator = _vouched_validator(typed.validator)
+        with _IN_PYDANTIC_CORE:
+            if _exiting:
+                return None
+            typed = adapter(self.tp)
+            if type(typed.validator) is not SchemaValidator:
+                typed.rebuild()  # a model's deferred validator, not yet built
+            validator = _vouched_validator(typed.validator)
         if validator is None:
             self.version = None  # pydantic's validator is not one this module knows: no fast path
             return None
@@ -178,6 +183,34 @@ class Shortcut:
 
 _STARTING = threading.Lock()
 """Held while a builder is started (never while one builds: no caller waits for a build)."""
+
+_IN_PYDANTIC_CORE = threading.Lock()
+"""Held while an expression's validator is built (pydantic-core's Rust code, calling back into
+Python): a daemon builder frozen there by the interpreter's exit takes the whole process down
+(SIGABRT: the thread's forced unwinding cannot cross Rust frames), so the exit waits for it."""
+_exiting = False
+EXIT_WAIT = 10.0
+"""Seconds the exit waits for a validator being built (a fraction of a second, normally)."""
+
+
+def _wait_for_validator_builds() -> None:
+    """At exit (atexit runs before daemon threads are frozen): a validator build under way ends
+    before the interpreter goes (or ``EXIT_WAIT`` has passed), and none starts after."""
+    global _exiting
+    held = _IN_PYDANTIC_CORE.acquire(timeout=EXIT_WAIT)
+    _exiting = True
+    if held:
+        _IN_PYDANTIC_CORE.release()
+
+
+def _after_fork_in_child() -> None:
+    global _IN_PYDANTIC_CORE
+    _IN_PYDANTIC_CORE = threading.Lock()  # the builder that may have held it was not copied
+
+
+atexit.register(_wait_for_validator_builds)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _judge(match: Callable[[bytes], object], validate: Callable[..., Any]) -> Callable[[Any], Any]:
