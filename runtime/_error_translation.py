@@ -41,6 +41,10 @@ def _expected(error: ErrorDetails) -> str:
         return f"missing field `{error['loc'][-1]}`"
     if kind == "union_tag_invalid":
         tags = context.get("expected_tags", "")
+        key = str(context.get("discriminator", "")).strip("'")
+        found = error["input"].get(key) if isinstance(error.get("input"), dict) else None
+        if found is not None and not isinstance(found, str):  # pydantic says str() of it
+            return f"invalid tag `{key}`: expected one of {tags}, found {describe_value(found)}"
         return f"unknown variant {context.get('tag')!r}, expected one of {tags}"
     if kind == "union_tag_not_found":
         return f"missing field `{context.get('discriminator', '').strip(chr(39))}`"

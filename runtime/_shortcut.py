@@ -31,11 +31,11 @@ benchmarks use the same type under another name, which has no fast path).
 
 The background build, and what may happen around it: the builder is a daemon thread, so it never
 keeps a program from exiting; at exit the cache lets a write under way finish and starts no other
-(``phi_wire.fastpath``), so nothing is left half-written, and waits for a validator being built
-(a daemon thread frozen inside pydantic-core's Rust code aborts the process). A fork while it runs gives the child no
-builder (its count starts again, its locks are new). Where no thread can be started (an
-interpreter built without threads, one shutting down), the type keeps the exact path; on a
-free-threaded build nothing changes: the expression and validator are published whole, by one
+(``phi_wire.fastpath``), so nothing is left half-written, and waits for a validator being built (a
+daemon thread frozen inside pydantic-core's Rust code aborts the process). A fork while it runs
+gives the child no builder (its count starts again, its locks are new). Where no thread can be
+started (an interpreter built without threads, one shutting down), the type keeps the exact path; on
+a free-threaded build nothing changes: the expression and validator are published whole, by one
 assignment, once built.
 """
 

@@ -143,3 +143,18 @@ def test_invalid_documents_are_reported_alike_without_the_shortcuts_for_them(
     monkeypatch.setattr(_scan, "KEEP_BYTES", -1)
     monkeypatch.setattr(_error_translation, "_select", _error_translation._select_among)
     assert reports() == with_shortcuts
+
+
+@pytest.mark.parametrize(
+    ("tag", "found"),
+    [('["a"]', "an array of 1"), ('{"x":1}', "an object"), ("1", "integer 1"), ("true", "boolean")],
+)
+def test_a_tag_that_is_not_a_string_is_named_as_json(tag: str, found: str) -> None:
+    """pydantic says a tag that is no string by its Python ``str()`` (``unknown variant
+    "['a']"``); the message names the JSON kind found instead (issue 17's first input)."""
+    with pytest.raises(WireError) as raised:
+        wire.loads(wire.AgentEvent, '{"type":' + tag + "}")
+    message = str(raised.value)
+    assert "invalid tag `type`: expected one of 'AgentStart'," in message
+    assert message.endswith(f"found {found}") or f"found {found} " in message, message
+    assert "['a']" not in message and "{'x'" not in message
