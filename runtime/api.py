@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from ._codec import dumps, loads
-from ._helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, llm_message
-from ._schema import meta_schemas, schema_for
-from ._shortcut import prepare
-from ._stream import MessageAccumulator, atranslate_stream, translate_stream
-from ._timestamp import Timestamp
 from .errors import Problem, WireError
+from .formats.phi_core.helpers import OVERFLOW_PHRASES, CostRates, convert_to_llm, llm_message
+from .formats.phi_core.stream import MessageAccumulator, atranslate_stream, translate_stream
+from .serde import Timestamp, dumps, loads, meta_schemas, prepare, schema_for
 
 if TYPE_CHECKING:
     from typing_extensions import TypeForm

@@ -15,14 +15,29 @@ timestamp (on a day every year has).
 
 from __future__ import annotations
 
-from typing import Any
-
-from ._codec import adapter
-from ._helpers import ExtensionHelpers, LlmMessageHelpers, MessageHelpers, UsageHelpers
-from ._marks import CANONICAL_TIMESTAMP, FAST_PATH_ROLE, TRANSPARENT, FastPathRole
-from ._ordered_value import OrderedJsonValue
-from ._timestamp import CANONICAL as CANONICAL_TIMESTAMP_TEXT
-from ._wire import F32, JsonValue, LlmMessageBase, Timestamp, WireEnum, WireModel
+from .formats.phi_core.helpers import (
+    ExtensionHelpers,
+    LlmMessageHelpers,
+    MessageHelpers,
+    UsageHelpers,
+)
+from .primitives import (
+    CANONICAL_TIMESTAMP,
+    CANONICAL_TIMESTAMP_TEXT,
+    TRANSPARENT,
+    FastPathRole,
+    adapter,
+    fast_path_role_of,
+)
+from .serde import (
+    F32,
+    JsonValue,
+    LlmMessageBase,
+    OrderedJsonValue,
+    Timestamp,
+    WireEnum,
+    WireModel,
+)
 
 __all__ = [
     "CANONICAL_TIMESTAMP",
@@ -43,9 +58,3 @@ __all__ = [
     "adapter",
     "fast_path_role_of",
 ]
-
-
-def fast_path_role_of(function: Any) -> FastPathRole | None:
-    """The role a validator function (or class) declared for the fast path, or None."""
-    role: FastPathRole | None = getattr(function, FAST_PATH_ROLE, None)
-    return role

@@ -43,7 +43,7 @@ if os.environ.get("PHI_WIRE_TEST_INSTALLED"):
 # loads' fast path is built on a background thread once a process has accepted BUILD_AFTER
 # documents of one type the exact way: never in the middle of the suite (no test may depend on
 # thread timing). Its own tests set the threshold, and build or prepare it, themselves.
-from phi_wire import _shortcut  # noqa: E402 - after the installed-package check above
+from phi_wire.serde import _shortcut  # noqa: E402 - after the installed-package check above
 
 _shortcut.BUILD_AFTER = 1 << 62
 

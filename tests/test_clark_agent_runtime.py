@@ -13,8 +13,8 @@ import pytest
 from corpus import fixtures, fixtures_root
 
 import phi_wire.clark_agent as clark
-from phi_wire._wire import _to_f32
-from phi_wire.recognise.clark_agent import recognise
+from phi_wire.formats.clark_agent.recognise import recognise
+from phi_wire.serde._wire import _to_f32
 
 # --- f32 ---------------------------------------------------------------------------------------
 

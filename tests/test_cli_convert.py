@@ -19,7 +19,7 @@ import pytest
 from command import run
 from corpus import ROOT, fixtures_root
 
-import phi_wire._convert_files as convert_files
+import phi_wire.convert._files as convert_files
 
 CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 OPERATOR_USE = fixtures_root() / "operator-use" / "d0da87a6"

@@ -766,7 +766,7 @@ def test_validate_imports_a_formats_models_only_when_a_file_needs_them(
     """Start-up: recognising each file's format needs no model; `phi-wire validate` imports a
     format's models (and pydantic) only when a document is judged by them (phi-core's documents
     the cached fast path vouches for need none)."""
-    from phi_wire.recognise import phi_core
+    from phi_wire.formats.phi_core import recognise as phi_core
     from phi_wire.validate import _fastpath
 
     root = Path(__file__).resolve().parent.parent

@@ -24,7 +24,11 @@ from corpus import ROOT, Fixture, fixtures, fixtures_root
 import phi_wire.clark_agent as clark
 import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, Loss, UnsupportedConversion, convert
-from phi_wire.convert._clark_agent import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, USAGE_FIELDS
+from phi_wire.formats.clark_agent.convert import (
+    STOP_REASON_FROM_PHI,
+    STOP_REASON_TO_PHI,
+    USAGE_FIELDS,
+)
 
 DOC = ROOT / "docs" / "conversions" / "clark-agent.md"
 CLARK = "0.4.0"

@@ -1,5 +1,5 @@
-"""Operator-Use <-> phi-core 0.10 (phi_wire.convert._operator_use) on every message fixture of
-both Operator-Use corpora, every session file, and the mapping table in
+"""Operator-Use <-> phi-core 0.10 (phi_wire.formats.operator_use.convert) on every message
+fixture of both Operator-Use corpora, every session file, and the mapping table in
 docs/conversions/operator-use.md.
 
 For each message: the phi-core result is valid phi-core (``loads(dumps(x))`` through
@@ -21,7 +21,7 @@ from test_operator_use import MODULES, corpus, manifest
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
 from phi_wire.convert import convert
-from phi_wire.convert._operator_use import (
+from phi_wire.formats.operator_use.convert import (
     STOP_REASONS_FROM_PHI,
     STOP_REASONS_TO_PHI,
     session_from_phi_core,

@@ -94,7 +94,7 @@ def test_schema_files_load_from_a_namespace_package(monkeypatch: pytest.MonkeyPa
     except ImportError:  # Python 3.11
         from importlib.readers import MultiplexedPath
 
-    from phi_wire import _schema
+    from phi_wire.serde import _schema
 
     monkeypatch.setattr(_schema, "_schema_root", lambda: MultiplexedPath(ROOT / "schemas"))
     _schema.load_schema_files.cache_clear()

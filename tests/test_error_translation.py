@@ -111,7 +111,8 @@ def test_invalid_documents_are_reported_alike_without_the_shortcuts_for_them(
 
     from test_validate_fastpath import corpus_documents, mutations
 
-    from phi_wire import _error_translation, _scan, v0_8, v0_10
+    from phi_wire import v0_8, v0_10
+    from phi_wire.serde import _error_translation, _scan
 
     modules = {"0.8.0": v0_8, "0.10.0": v0_10}
     rng = random.Random(20261124)

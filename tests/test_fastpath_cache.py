@@ -457,7 +457,7 @@ def auto_entry() -> Path:
 def auto_document() -> bytes:
     """The expression of one document of ``validate``'s JSONL lines (built once: two seconds)."""
     from phi_wire.fastpath._pattern import build_pattern
-    from phi_wire.recognise.phi_core import detected_as
+    from phi_wire.formats.phi_core.recognise import detected_as
 
     pattern = build_pattern(AUTO_VERSION, _fastpath.AUTO_LINE_TYPES, detected_as)
     assert pattern.startswith(b"(?:") and pattern.endswith(_LINES_END)

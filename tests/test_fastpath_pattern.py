@@ -231,8 +231,8 @@ def _function_model(marked: bool) -> type:
 
     from pydantic import AfterValidator
 
-    from phi_wire._marks import TRANSPARENT, fast_path_role
     from phi_wire.base import WireModel
+    from phi_wire.primitives import TRANSPARENT, fast_path_role
 
     def keep(value: int) -> int:  # the same name and body both ways: only the mark differs
         return value

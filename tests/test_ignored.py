@@ -21,12 +21,12 @@ from corpus import fixtures_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import phi_wire._codec
 import phi_wire.clark_agent as clark
+import phi_wire.serde._codec
 from phi_wire import WireError, v0_8, v0_10
-from phi_wire._ignored import blank_ignored, skip_ignored_value
-from phi_wire._scan import SERDE_MAX_DEPTH
 from phi_wire.base import WireModel
+from phi_wire.serde._ignored import blank_ignored, skip_ignored_value
+from phi_wire.serde._scan import SERDE_MAX_DEPTH
 
 PHI_CORE = {"0.8": (v0_8, "0.8.0"), "0.10": (v0_10, "0.10.0")}
 
@@ -356,7 +356,7 @@ def test_the_walk_runs_only_after_serde_would_reject_something(
         calls.append(raw)
         return blank_ignored(tp, raw)
 
-    monkeypatch.setattr(phi_wire._codec, "blank_ignored", recording)
+    monkeypatch.setattr(phi_wire.serde._codec, "blank_ignored", recording)
     v0_10.loads(v0_10.Session, session_bytes("0.10.0"))
     v0_10.loads(v0_10.Usage, '{"input":1,"output":2,"zz":[1,{"a":"\\u00e9"}]}')
     for invalid in ['{"input":"1","output":2}', '{"input":1,', '{"input":-0,"output":2}']:

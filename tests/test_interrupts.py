@@ -136,7 +136,7 @@ def test_ctrl_c_inside_a_union_is_not_dropped(function: str) -> None:
     "notes the signal itself (test_ctrl_c_in_the_command_line_says_interrupted)",
 )
 def test_ctrl_c_on_the_first_instruction_inside_a_union_is_dropped_by_pydantic() -> None:
-    """What stays out of the library's reach (``phi_wire._interrupts``): ``keeping`` is the
+    """What stays out of the library's reach (``phi_wire.serde._interrupts``): ``keeping`` is the
     wrapper pydantic calls; a Ctrl-C handled on its first instruction never reaches its try."""
     event = events_with_messages()[0]
     interrupted_in("keeping", lambda: phi_wire.dumps(event))

@@ -17,8 +17,8 @@ from corpus import ROOT
 
 import phi_wire.clark_agent as clark_agent
 import phi_wire.v0_10 as wire
-from phi_wire import _codec, _full_report, _sequence
 from phi_wire.errors import WireError
+from phi_wire.serde import _codec, _full_report, _sequence
 
 SESSION = json.loads((ROOT / "examples" / "session.json").read_text(encoding="utf-8"))
 SESSION_HEAD = json.dumps({**SESSION, "loops": []}, separators=(",", ":"))[: -len("[]}")]

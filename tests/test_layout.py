@@ -1,9 +1,10 @@
 """Public seams, not private reach-ins: no module of the package imports another package's
 ``_private`` module or name (issue 10, section 3).
 
-A private module (``phi_wire._codec``) or a private name (``_lenient``) belongs to the package
-that holds it; only modules of that same package may import it. ``phi_wire.validate._judge`` may
-use ``phi_wire.validate._records``, never ``phi_wire._codec``: it goes through ``phi_wire.base``,
+A private module (``phi_wire.serde._codec``) or a private name (``_lenient``) belongs to the
+package that holds it; only modules of that same package may import it.
+``phi_wire.validate._judge`` may use ``phi_wire.validate._records``, never
+``phi_wire.serde._codec``: it goes through ``phi_wire.serde``, ``phi_wire.base``,
 ``phi_wire.errors``... The generated version packages import only public names. Each module's
 package is read from pyproject's ``package-dir``, as setuptools lays the wheel out.
 """

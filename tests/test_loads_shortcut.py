@@ -34,10 +34,10 @@ from test_validate_fastpath import corpus_documents, mutations
 import phi_wire.clark_agent
 import phi_wire.v0_8
 import phi_wire.v0_10
-from phi_wire import _shortcut
-from phi_wire._numbers import needs_rewrite, serde_number
-from phi_wire._timestamp import CANONICAL, Timestamp, normalize_timestamp
 from phi_wire.fastpath import _pattern
+from phi_wire.serde import _shortcut
+from phi_wire.serde._numbers import needs_rewrite, serde_number
+from phi_wire.serde._timestamp import CANONICAL, Timestamp, normalize_timestamp
 
 MODULES: dict[str, ModuleType] = {"0.8": phi_wire.v0_8, "0.10": phi_wire.v0_10}
 RELEASES = {"0.8.0": "0.8", "0.10.0": "0.10"}
@@ -629,7 +629,7 @@ def test_a_process_forked_during_a_build_judges_alike(
 _EXIT_DURING_A_CACHE_WRITE = r"""
 import os, sys, threading, time
 import phi_wire.v0_8 as wire
-from phi_wire import _shortcut
+from phi_wire.serde import _shortcut
 from phi_wire.fastpath import _pattern, _private  # _private checks os.rename on import
 
 writing = threading.Event()
@@ -652,7 +652,7 @@ print("exiting", flush=True)
 _EXIT_DURING_A_BUILD = r"""
 import sys, threading
 import phi_wire.v0_8 as wire
-from phi_wire import _shortcut
+from phi_wire.serde import _shortcut
 from phi_wire.fastpath import _pattern
 
 building, never = threading.Event(), threading.Event()
@@ -672,7 +672,7 @@ print("exiting", flush=True)
 _EXIT_DURING_A_VALIDATOR_BUILD = r"""
 import sys, threading, time
 import phi_wire.v0_8 as wire
-from phi_wire import _shortcut
+from phi_wire.serde import _shortcut
 from phi_wire.fastpath import _pattern
 
 inside = threading.Event()

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from phi_wire import ToolCallContent, Usage, WireError, dumps, loads
-from phi_wire._numbers import NumberOutOfRange, needs_rewrite, rewrite_numbers, serde_number
-from phi_wire._scan import scan
+from phi_wire.serde._numbers import NumberOutOfRange, needs_rewrite, rewrite_numbers, serde_number
+from phi_wire.serde._scan import scan
 
 
 @pytest.mark.parametrize(

@@ -32,8 +32,8 @@ import phi_wire.operator_use as ou
 import phi_wire.operator_use_d1cdaad8 as ou1
 from phi_wire.errors import WireError
 from phi_wire.formats import find, versions
+from phi_wire.formats.operator_use.recognise import claim, layout_of, recognise
 from phi_wire.pointer import tokens
-from phi_wire.recognise.operator_use import claim, layout_of, recognise
 from schemas import file_validator, schema_files
 
 MODULES: dict[str, ModuleType] = {"d0da87a6": ou, "d1cdaad8": ou1}

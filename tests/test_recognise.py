@@ -19,15 +19,15 @@ from corpus import ROOT, fixtures_root
 import phi_wire.clark_agent
 import phi_wire.operator_use
 import phi_wire.operator_use_d1cdaad8
+from phi_wire.formats.clark_agent import recognise as clark_agent
+from phi_wire.formats.operator_use import recognise as operator_use
+from phi_wire.formats.phi_core import recognise as phi_core
+from phi_wire.formats.pi import recognise as pi
 from phi_wire.recognise import (
     ORDER,
     Recognised,
     candidates,
-    clark_agent,
     fits,
-    operator_use,
-    phi_core,
-    pi,
     recognise,
     recognise_documents,
     recognise_lines,
@@ -326,7 +326,9 @@ def test_recognition_imports_no_pydantic() -> None:
 
 
 def test_each_module_says_what_it_is_for() -> None:
-    for name in ("", ".phi_core", ".clark_agent", ".operator_use", ".pi", ".yoagent"):
-        module = importlib.import_module("phi_wire.recognise" + name)
+    from phi_wire.formats import FOLDERS
+
+    for name in ("phi_wire.recognise", *(f"{folder}.recognise" for folder in FOLDERS.values())):
+        module = importlib.import_module(name)
         assert module.__doc__ and len(module.__doc__.split()) > 20, name
         assert Path(module.__file__ or "").suffix == ".py"

@@ -28,21 +28,21 @@ from corpus import ROOT, corpora, manifest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from phi_wire.formats.clark_agent import recognise as clark_agent
+from phi_wire.formats.operator_use import recognise as operator_use
+from phi_wire.formats.phi_core import recognise as phi_core
+from phi_wire.formats.pi import recognise as pi
+from phi_wire.formats.yoagent import recognise as yoagent
 from phi_wire.recognise import (
     ORDER,
     SPOKEN,
     candidates,
-    clark_agent,
     fits,
-    operator_use,
     parse,
-    phi_core,
-    pi,
     recognise,
     recognise_documents,
     recognise_lines,
     type_in,
-    yoagent,
 )
 from phi_wire.validate import INPUT, MORE, NOTE, PROBLEM, validate
 

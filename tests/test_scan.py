@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-import phi_wire._codec
+import phi_wire.serde._codec
 from phi_wire import Content, LlmMessage, ToolCallContent, Usage, WireError, dumps, loads
-from phi_wire._scan import SERDE_MAX_DEPTH, scan, too_deep
+from phi_wire.serde._scan import SERDE_MAX_DEPTH, scan, too_deep
 
 HUGE_EXPONENT = "1e" + "0" * 4300 + "1"
 """serde reads it as 10.0 (the exponent's value counts); Python's int() refuses its digits."""
@@ -129,7 +129,7 @@ def test_a_document_the_scan_cannot_read_is_never_judged_unchecked(
 ) -> None:
     """Should the scan fail where pydantic succeeds, loads rejects rather than skip serde's
     checks (no such document is known: this pins the safety net)."""
-    monkeypatch.setattr(phi_wire._codec, "scan", lambda raw: None)
+    monkeypatch.setattr(phi_wire.serde._codec, "scan", lambda raw: None)
     with pytest.raises(WireError, match="invalid JSON: the document could not be scanned"):
         loads(Usage, '{"input":1,"input":2,"output":3}')
 

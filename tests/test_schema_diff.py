@@ -587,9 +587,10 @@ def test_the_command_line_loads_the_comparison_only_when_it_runs() -> None:
         "import sys\n"
         "from phi_wire.cli import parser\n"
         "parser().parse_args(['types'])\n"
-        "assert 'phi_wire._schema_compare' not in sys.modules, 'loaded eagerly'\n"
+        "assert 'phi_wire.schema_diff._compare' not in sys.modules, 'loaded eagerly'\n"
         "from phi_wire.schema_diff import Impact\n"
-        "assert 'phi_wire._schema_compare' in sys.modules and Impact.NONE.value == 'compatible'\n"
+        "assert 'phi_wire.schema_diff._compare' in sys.modules\n"
+        "assert Impact.NONE.value == 'compatible'\n"
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

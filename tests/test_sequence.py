@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import phi_wire.v0_8 as wire
-from phi_wire import WireError, _codec
+from phi_wire import WireError
+from phi_wire.serde import _codec
 
 
 @pytest.mark.parametrize(

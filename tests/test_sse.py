@@ -999,8 +999,8 @@ def test_7_sigint_propagates_at_once_and_closes_the_connection(twin: str) -> Non
 
 def test_a_mismatched_event_name_is_reported_in_plain_english() -> None:
     """Issue 10 item 19: "an 'AgentStart' event", not "a 'AgentStart' event"."""
-    from phi_wire import _sse_client
     from phi_wire.errors import WireError
+    from phi_wire.sse import _client as _sse_client
 
     start = next(event for event in EVENTS if event.type == "AgentStart")
     with pytest.raises(WireError, match="the data is an 'AgentStart' event"):

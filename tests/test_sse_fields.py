@@ -15,8 +15,8 @@ from httpx_sse import EventSource
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phi_wire._sse_fields import _PLAIN, Fields
-from phi_wire._sse_frame import Framer, TooLarge
+from phi_wire.sse._fields import _PLAIN, Fields
+from phi_wire.sse._frame import Framer, TooLarge
 
 
 def framed_runs(chunks: list[bytes], limit: int) -> list[bytes | TooLarge]:

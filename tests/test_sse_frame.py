@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from phi_wire._sse_frame import Framer, TooLarge
+from phi_wire.sse._frame import Framer, TooLarge
 
 
 def framed(chunks: list[bytes], limit: int, whole: bool) -> list[Any]:

@@ -24,7 +24,7 @@ from corpus import fixtures_root, manifest
 
 from phi_wire.fastpath import _cache, _compact, _pattern
 from phi_wire.formats import find
-from phi_wire.recognise import phi_core as _detect
+from phi_wire.formats.phi_core import recognise as _detect
 from phi_wire.validate import _fastpath
 from phi_wire.validate._fastpath import FastPath, fast_path
 

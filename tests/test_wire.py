@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import phi_wire.v0_10 as wire
-from phi_wire._wire import _round_f32
+from phi_wire.serde._wire import _round_f32
 
 F32_MAX = float.fromhex("0x1.fffffep+127")
 MIDPOINT = 2.0**128 - 2.0**103  # between f32::MAX and 2^128: rounds to the even one, infinity

@@ -52,7 +52,7 @@ print(row.no_such_attribute)  # error: has no attribute "no_such_attribute"
 assert_type(clark.loads(clark.ToolResult, TEXT), clark.ToolResult)
 
 session = ou.loads(ou.SessionFile, TEXT)
-reveal_type(session)  # reveals: phi_wire.operator_use_base.SessionFileLines[phi_wire.operator_use.
+reveal_type(session)  # reveals: phi_wire.formats.operator_use.base.SessionFileLines[
 assert_type(session, ou.SessionFileLines[ou.SessionFileEntry])
 assert_type(session.skipped, tuple[ou.WireError, ...])
 print(session.no_such_attribute)  # error: has no attribute "no_such_attribute"

@@ -1,6 +1,6 @@
 """Regenerate ``generated/`` from ``schemas/``, or check that it is up to date.
 
-Two trees, for each version the registry lists (``runtime/formats.py``), oldest first:
+Two trees, for each version the registry lists (``runtime/formats/__init__.py``), oldest first:
 
 ``generated/python/`` (this module):
 
@@ -11,7 +11,7 @@ Two trees, for each version the registry lists (``runtime/formats.py``), oldest 
    formats it with the project's own configuration; the header of every module names this
    command and the sha256 of the schemas;
 2. the package's ``__init__`` becomes the version's public module (``phi_wire.v0_8``): the API
-   block of ``tools/templates/api/<format>.py.tmpl`` is appended (the version-independent names of
+   block of its format folder's ``api.py.tmpl`` is appended (the version-independent names of
    ``runtime/api.py``, ``schema`` bound to the version's files, the format's constructors, and
    ``WireValue``: the union of the version's classes, which ``phi_wire.convert`` types with).
 
@@ -58,7 +58,9 @@ IGNORED_NAMES = {".ruff_cache", "__pycache__"}
 
 def load_registry() -> ModuleType:
     """``runtime/formats.py`` from the source tree, not an installed (maybe stale) copy."""
-    spec = importlib.util.spec_from_file_location("phi_wire_formats", ROOT / "runtime/formats.py")
+    spec = importlib.util.spec_from_file_location(
+        "phi_wire_formats", ROOT / "runtime/formats/__init__.py"
+    )
     if spec is None or spec.loader is None:
         raise SystemExit("codegen: runtime/formats.py not found")
     module = importlib.util.module_from_spec(spec)
@@ -164,7 +166,8 @@ def api_names() -> list[str]:
 
 def append_api(entry: Any, package: Path) -> None:
     """Turn the generated package's ``__init__`` into the version's public module."""
-    template = TEMPLATES / "api" / f"{entry.format}.py.tmpl"
+    folder = load_registry().FOLDERS[entry.format]  # phi_wire.formats.<format>
+    template = ROOT / "runtime" / Path(*folder.split(".")[1:]) / "api.py.tmpl"
     if not template.is_file():
         raise SystemExit(f"codegen: no API template {template.relative_to(ROOT)}")
     init = package / "__init__.py"

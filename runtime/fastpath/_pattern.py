@@ -9,7 +9,7 @@ range, plain decimals, canonical timestamps, ``serde_json::Value`` subtrees at m
 room for a duplicate field, a short number is read alike by serde and Python, the nesting stays
 far below serde's limit) once its bytes are UTF-8: strings take any byte >= 0x80 and
 ``FastPath`` checks UTF-8 apart, once per block (``_utf8``). A schema element it cannot express
-(a validator function that declares no fast-path role, see ``phi_wire.base.fast_path_role_of``; a
+(a validator function that declares no fast-path role, see ``phi_wire.primitives.fast_path_role_of``; a
 recursive type) makes the type ineligible, so ``loads`` judges all its documents.
 
 With ``exact_values`` the expression vouches for more than validity, for ``loads``' own fast path
@@ -29,15 +29,15 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, NamedTuple
 
-from phi_wire.base import (
+from phi_wire.formats import find
+from phi_wire.primitives import (
     CANONICAL_TIMESTAMP,
     CANONICAL_TIMESTAMP_TEXT,
     TRANSPARENT,
-    LlmMessageBase,
     adapter,
     fast_path_role_of,
+    parsed_as_value,
 )
-from phi_wire.formats import find
 
 __all__ = ["Unsupported", "build_pattern"]
 
@@ -302,7 +302,7 @@ def _function(schema: dict[str, Any]) -> Any:
 def _sorts_keys(schema: dict[str, Any]) -> bool:
     """An LlmMessage is written through serde_json::Value: every key of its subtree sorted."""
     cls = schema.get("cls")
-    return isinstance(cls, type) and issubclass(cls, LlmMessageBase)
+    return parsed_as_value(cls)
 
 
 class _Compiler:

@@ -43,10 +43,11 @@ one type is recognised as ``list[<type>]``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
+from types import ModuleType
 from typing import Any, NamedTuple
 
-from . import clark_agent, operator_use, phi_core, pi, yoagent
-from ._parse import parse
+from phi_wire.formats import FORMATS, RECOGNITION_ORDER, recogniser
+from phi_wire.formats.shapes import parse
 
 __all__ = [
     "LIST_ITEMS_CHECKED",
@@ -63,31 +64,31 @@ __all__ = [
     "type_in",
 ]
 
-ORDER: tuple[str, ...] = ("phi-core", "operator-use", "clark-agent", "pi", "yoagent")
-"""The formats, in the order their claims are weighed."""
-SPOKEN = frozenset({"phi-core", "operator-use", "clark-agent"})
+ORDER: tuple[str, ...] = RECOGNITION_ORDER
+"""The formats, in the order their claims are weighed (the registry's order)."""
+SPOKEN = frozenset(FORMATS)
 """The formats phi-wire reads and writes (``phi_wire.formats``); the others are only named."""
 LIST_ITEMS_CHECKED = 64
 """The items of a JSON array looked at to tell the type of its items."""
-SESSION_TYPES = {"operator-use": {"SessionFileEntry"}, "pi": {"SessionHeader", "SessionEntry"}}
-"""The types of a session file's lines: a JSONL file of them is a ``SessionFile``."""
 
-FALLBACK_TYPES = {
-    "phi-core": phi_core.FALLBACK,
-    "clark-agent": "AgentMessage",
-    "operator-use": "AgentMessage",
+# Each format folder's recogniser (phi_wire.formats.<format>.recognise): ``claim`` always; the
+# rest where the format has them (see the module docstring).
+_RECOGNISERS: dict[str, ModuleType] = {format: recogniser(format) for format in ORDER}
+_CLAIMS: dict[str, Callable[[Any], tuple[str, bool] | None]] = {
+    format: module.claim for format, module in _RECOGNISERS.items()
 }
+
+SESSION_TYPES: dict[str, frozenset[str]] = {
+    format: module.SESSION_TYPES
+    for format, module in _RECOGNISERS.items()
+    if hasattr(module, "SESSION_TYPES")
+}
+"""The types of a session file's lines, per format: a JSONL file of them is a ``SessionFile``."""
+
+FALLBACK_TYPES: dict[str, str] = {format: _RECOGNISERS[format].FALLBACK for format in FORMATS}
 """The type a document of a spoken format is judged as when its shape names none: phi-core's
 detection falls back on AgentEvent; clark-agent's and Operator-Use's most common documents are
 messages (history rows, message lines)."""
-
-_CLAIMS: dict[str, Callable[[Any], tuple[str, bool] | None]] = {
-    "phi-core": phi_core.claim,
-    "operator-use": operator_use.claim,
-    "clark-agent": clark_agent.claim,
-    "pi": pi.claim,
-    "yoagent": yoagent.claim,
-}
 
 
 class Recognised(NamedTuple):
@@ -109,11 +110,8 @@ class Recognised(NamedTuple):
 
 
 def _version(format: str, document: Any) -> str:
-    if format == "clark-agent":
-        return "0.4"
-    if format == "operator-use":
-        return operator_use.layout_of(document)
-    return ""
+    version_of: Callable[[Any], str] | None = getattr(_RECOGNISERS[format], "version_of", None)
+    return version_of(document) if version_of is not None else ""
 
 
 def _ranked(found: list[Recognised]) -> tuple[Recognised, ...]:
@@ -221,8 +219,9 @@ def _group(
     if same_type and (tally.claimed < count or len(tally.types) != 1):
         return None
     version = tally.first.version
-    if best == "operator-use" and operator_use.LAYOUTS[1] in tally.versions:
-        version = operator_use.LAYOUTS[1]
+    of_group = getattr(_RECOGNISERS[best], "version_of_group", None)
+    if of_group is not None:
+        version = of_group(tally.versions) or version
     certain = tally.certain > 0
     also: tuple[str, ...] = ()
     if not certain:
@@ -250,8 +249,9 @@ def type_in(format: str, document: Any) -> str:
         items = {_item_type(format, item) for item in document[:LIST_ITEMS_CHECKED]}
         if len(items) == 1 and None not in items:
             return f"list[{items.pop()}]"
-    if format == "phi-core":
-        return phi_core.detect_type(document)
+    type_of: Callable[[Any], str] | None = getattr(_RECOGNISERS[format], "type_of", None)
+    if type_of is not None:
+        return type_of(document)
     found = _CLAIMS[format](document)
     return found[0] if found is not None else FALLBACK_TYPES[format]
 
@@ -264,7 +264,8 @@ def names_type(format: str, document: Any) -> bool:
     if _CLAIMS[format](document) is not None:
         return True
     if isinstance(document, dict):
-        return format == "phi-core" and not phi_core.MARKERS.isdisjoint(document)
+        names: Callable[[Any], bool] | None = getattr(_RECOGNISERS[format], "names_type", None)
+        return names is not None and names(document)
     if isinstance(document, list) and document:
         return all(names_type(format, item) for item in document[:LIST_ITEMS_CHECKED])
     return False
@@ -273,10 +274,8 @@ def names_type(format: str, document: Any) -> bool:
 def _item_type(format: str, item: Any) -> str | None:
     if not isinstance(item, dict):
         return None
-    if format == "phi-core":
-        found = phi_core.claim(item)
-        return (
-            found[0] if found is not None and found[0] in ("AgentMessage", "AgentEvent") else None
-        )
     claimed = _CLAIMS[format](item)
-    return claimed[0] if claimed is not None else None
+    if claimed is None:
+        return None
+    allowed: frozenset[str] | None = getattr(_RECOGNISERS[format], "LIST_ITEM_TYPES", None)
+    return claimed[0] if allowed is None or claimed[0] in allowed else None

@@ -37,7 +37,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
-from phi_wire.recognise.phi_core import detect_raw as detect
+from phi_wire.formats.phi_core.recognise import detect_raw as detect
 
 from ._fastpath import fast_path_for
 from ._folder import forget_folders

@@ -6,7 +6,7 @@ documents, for the types detection tells apart or the one ``--type`` names; load
 from __future__ import annotations
 
 from phi_wire.fastpath import FastPath, fast_path
-from phi_wire.recognise.phi_core import detected_as
+from phi_wire.formats.phi_core.recognise import detected_as
 
 __all__ = ["AUTO_DOCUMENT_TYPES", "AUTO_LINE_TYPES", "FastPath", "fast_path", "fast_path_for"]
 

@@ -20,7 +20,9 @@ from typing import Any
 
 from phi_wire.errors import WireError
 from phi_wire.formats import find, newest
-from phi_wire.recognise import FALLBACK_TYPES, operator_use, parse, phi_core, type_in
+from phi_wire.formats.operator_use import recognise as operator_use
+from phi_wire.formats.phi_core import recognise as phi_core
+from phi_wire.recognise import FALLBACK_TYPES, parse, type_in
 
 from ._records import HOME_FORMAT
 

@@ -23,9 +23,13 @@ unknown role; an ExtensionMessage when it has ``kind``), not as the union branch
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from phi_wire.errors import Problem
+from phi_wire.formats import recogniser
+from phi_wire.formats.phi_core.recognise import claim as phi_core_claim
+from phi_wire.formats.phi_core.recognise import detect_raw, detect_type, report_as, type_from_text
 from phi_wire.pointer import join
 from phi_wire.recognise import (
     LIST_ITEMS_CHECKED,
@@ -34,12 +38,8 @@ from phi_wire.recognise import (
     fits,
     names_type,
     parse,
-    phi_core,
-    pi,
     recognise,
-    yoagent,
 )
-from phi_wire.recognise.phi_core import detect_raw, detect_type, report_as, type_from_text
 
 from ._fastpath import fast_path_for
 from ._folder import settled
@@ -232,10 +232,9 @@ class _Collected:
 
 
 def _describe(judged: Judged, plural: bool = False) -> str:
-    if judged.format == "pi":
-        return pi.describe(judged.type, plural)
-    if judged.format == "yoagent":
-        return yoagent.describe(judged.type, plural)
+    if judged.format and judged.format not in SPOKEN:  # a format only named: its own words
+        describe: Callable[[str, bool], str] = recogniser(judged.format).describe
+        return describe(judged.type, plural)
     return f"{judged.format} {judged.type}".strip()
 
 
@@ -296,7 +295,7 @@ def _home_type(raw: bytes, document: Any) -> str:
     if isinstance(document, list) and document and all(isinstance(item, dict) for item in document):
         types = set()
         for item in document[:LIST_ITEMS_CHECKED]:
-            found = phi_core.claim(item)
+            found = phi_core_claim(item)
             types.add(found[0] if found is not None else detect_type(item))
         if len(types) == 1:
             return f"list[{types.pop()}]"
@@ -699,7 +698,7 @@ def _pi_losses(
 ) -> list[Record]:
     """--strict, a pi document phi-core reads: each key phi-core would drop, at its pointer."""
     dropped = _pi_dropped(own, raw, value)
-    what = pi.describe(looks_like.type)
+    what = str(recogniser("pi").describe(looks_like.type))
     records = [
         _record(
             own,

@@ -23,8 +23,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, NamedTuple
 
+from phi_wire.formats.phi_core.recognise import FALLBACK
 from phi_wire.recognise import Recognised
-from phi_wire.recognise.phi_core import FALLBACK
 
 from ._fastpath import fast_path_for
 from ._inputs import (

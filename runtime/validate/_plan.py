@@ -13,7 +13,8 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import Any
 
-from phi_wire.recognise import Recognised, operator_use, parse, recognise_lines
+from phi_wire.formats.operator_use import recognise as operator_use
+from phi_wire.recognise import Recognised, parse, recognise_lines
 
 from ._records import AUTO, Settings
 

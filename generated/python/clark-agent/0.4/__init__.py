@@ -180,7 +180,7 @@ from typing_extensions import TypeAliasType as _TypeAliasType
 
 from phi_wire.api import Problem, WireError, dumps, loads
 from phi_wire.api import schema_function as _schema_function
-from phi_wire.recognise.clark_agent import recognise
+from phi_wire.formats.clark_agent.recognise import recognise
 
 FORMAT = "clark-agent"
 """The implementation whose JSON this module speaks."""

@@ -1,0 +1,114 @@
+"""Routing a conversion: which converter of the registry's format folders turns a value of one
+format into another's (every converter goes to or from phi-core, the hub), and the session files a
+format stores a list of phi-core messages as."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+from phi_wire.formats import FOLDERS, FORMATS, HUB, version_of
+
+from ._types import Conversion, UnsupportedConversion
+
+if TYPE_CHECKING:  # the value types import every format's models; convert itself does not
+    from phi_wire.formats.operator_use.api import SessionFileLines
+    from phi_wire.operator_use import SessionFileEntry
+
+    from .values import (
+        AnyValue,
+        ClarkAgentValue,
+        Convertible,
+        OperatorUseValue,
+        PhiCoreItem,
+        PhiCoreValue,
+    )
+
+__all__ = ["CONVERTERS", "SESSION_WRITERS", "convert", "to_session_file"]
+
+
+CONVERTERS: dict[tuple[str, str], str] = {
+    pair: f"{FOLDERS[format]}.convert:{function}"
+    for format in FORMATS
+    if format != HUB
+    for pair, function in (((format, HUB), "to_phi_core"), ((HUB, format), "from_phi_core"))
+}
+"""``(source, target)`` -> ``"module:function"`` of the converter (imported on first use), for
+every format of the registry and the hub, phi-core, both ways: each format folder's ``convert``
+module. Each function takes a model of the source format and returns a ``Conversion``."""
+
+
+def _converter(source: str, target: str) -> Callable[[Any], Conversion[Any]]:
+    location = CONVERTERS.get((source, target))
+    if location is None:
+        pairs = ", ".join(f"{a} -> {b}" for a, b in sorted(CONVERTERS)) or "none yet"
+        raise UnsupportedConversion(f"no converter from {source} to {target} (there are: {pairs})")
+    module, _, function = location.partition(":")
+    converter: Callable[[Any], Conversion[Any]] = getattr(importlib.import_module(module), function)
+    return converter
+
+
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["phi-core"] = "phi-core"
+) -> Conversion[PhiCoreValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["clark-agent"]
+) -> Conversion[ClarkAgentValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["operator-use"]
+) -> Conversion[OperatorUseValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: str
+) -> Conversion[AnyValue]: ...
+def convert(value: Any, *, source: str | None = None, target: str = "phi-core") -> Conversion[Any]:
+    """``value`` (a model of ``source``; by default the format whose module defines it) as a model
+    of ``target``, with the losses."""
+    if source is None:
+        # a list (of messages, or a session file's entries) is in the format of its items
+        entry = version_of(value[0] if isinstance(value, list) and value else value)
+        if entry is None:
+            raise UnsupportedConversion(f"{type(value).__name__} is not a wire type; name source=")
+        source = entry.format
+    for name in (source, target):
+        if name not in FORMATS:
+            raise UnsupportedConversion(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
+    if source == target:
+        return Conversion(value, ())
+    return _converter(source, target)(value)
+
+
+SESSION_WRITERS: dict[str, str] = {
+    "operator-use": f"{FOLDERS['operator-use']}.convert:session_from_phi_core",
+}
+"""target -> ``"module:function"`` writing a list of phi-core messages as that format's session
+file (what it stores a conversation as)."""
+
+
+@overload
+def to_session_file(
+    messages: Sequence[PhiCoreItem],
+    *,
+    target: Literal["operator-use"] = "operator-use",
+    cwd: str = ".",
+) -> Conversion[SessionFileLines[SessionFileEntry]]: ...
+@overload
+def to_session_file(
+    messages: Sequence[PhiCoreItem], *, target: str, cwd: str = "."
+) -> Conversion[AnyValue]: ...
+def to_session_file(
+    messages: Sequence[Any], *, target: str = "operator-use", cwd: str = "."
+) -> Conversion[Any]:
+    """A list of phi-core messages (the newest version's models) as a session file of
+    ``target``: for Operator-Use a ``SessionFileLines`` (a fresh header with ``cwd``, one message
+    entry per message, each the child of the one before), the ids it invents among the losses."""
+    location = SESSION_WRITERS.get(target)
+    if location is None:
+        raise UnsupportedConversion(f"{target} has no session file to write messages to")
+    module, _, function = location.partition(":")
+    writer: Callable[..., Conversion[Any]] = getattr(importlib.import_module(module), function)
+    return writer(list(messages), cwd=cwd)

@@ -1,0 +1,42 @@
+"""The types every conversion gives: a ``Conversion`` (the converted value) and its ``Loss``es,
+and the error for a conversion phi-wire has no converter for. Format folders' converters build
+them; this module imports nothing of phi-wire."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Generic, Literal, NamedTuple
+
+from typing_extensions import TypeVar
+
+if TYPE_CHECKING:
+    from .values import AnyValue
+
+__all__ = ["Conversion", "Loss", "UnsupportedConversion"]
+
+
+class Loss(NamedTuple):
+    """One piece of the source that the target cannot hold, or that the target needed and the
+    source did not have."""
+
+    pointer: str
+    """RFC 6901 pointer into the source document ("" is the whole document)."""
+    kind: Literal["dropped", "invented", "changed"]
+    """``dropped``: the target has no place for it; ``invented``: the target requires a value the
+    source lacks, so one was made up (the reason says which); ``changed``: kept, but not exactly
+    (a timestamp rounded to the target's precision, a value mapped to its nearest counterpart)."""
+    reason: str
+
+
+Value = TypeVar("Value", default="AnyValue")
+"""The type of a conversion's value: the target format's (``phi_wire.convert.values``)."""
+
+
+class Conversion(NamedTuple, Generic[Value]):
+    """A converted value and what the conversion lost."""
+
+    value: Value
+    losses: tuple[Loss, ...]
+
+
+class UnsupportedConversion(ValueError):
+    """No converter between these formats, or not for this type of value."""

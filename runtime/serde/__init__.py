@@ -1,0 +1,69 @@
+"""``phi_wire.serde``: the exact engine. JSON read as strictly as the implementation's own
+serializer reads it (serde_json for phi-core and clark-agent), written exactly as it writes it.
+
+``loads(tp, data)`` is one pipeline; ``_codec.loads`` and ``_codec._read`` call its steps in
+this order, and each step is a module that knows nothing of the others:
+
+1. ``_shortcut``: the fast path. A document the type's expression (``phi_wire.fastpath``)
+   vouches for goes straight to pydantic-core, and the steps below are skipped: they would find
+   nothing in it.
+2. ``_full_report``: how much of an invalid document to report (a dense or huge one is judged
+   array by array up to the first invalid item, ``_fail_fast``: the same verdict, bounded cost);
+   ``_collector`` pauses Python's cyclic collector while one document is judged.
+3. ``_scan``: one ``json`` pass over the bytes: serde_json's 127-level nesting limit, the
+   numbers serde reads differently from Python, repeated keys.
+4. ``_numbers``: those numbers rewritten as serde_json reads them (``-0``, past u64, imprecise
+   decimals, out of range).
+5. pydantic-core, strict JSON mode, wire names only (the models: ``_wire``, ``_timestamp``,
+   ``_ordered_value``, ``_clock``), through ``phi_wire.primitives.adapter``.
+6. On failure: ``_sequence`` (serde's positional form of structs ``[tag, field, ...]``, tried
+   only where an array stands in the way), else ``_error_translation`` (pydantic's errors as one
+   ``WireError`` in serde's words, with JSON pointers).
+7. ``_duplicates``: a repeated key is an error in derived structs, last-wins inside
+   ``serde_json::Value``.
+8. ``_borrowed``: a borrowed ``&str`` field written with an escape is rejected.
+9. ``_ignored``: only when a finding of 3-6 may lie in a value serde merely skips (an unknown
+   key's), the document is read again with such values blanked.
+
+``dumps`` writes through pydantic's serializer with the models' serde facts (``_wire``: sorted
+keys of ``serde_json::Value`` maps, f32, skipped fields); ``_interrupts`` lets Ctrl-C through
+every serializer function. ``_schema`` bundles a type's JSON Schema.
+
+The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, the registry
+(``phi_wire.formats``) and ``phi_wire.fastpath``; nothing above it (formats' folders, verbs).
+"""
+
+from __future__ import annotations
+
+from ._codec import Writable, dumps, loads
+from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through, serialized
+from ._ordered_value import OrderedJsonValue
+from ._schema import DIALECT, load_schema_files, meta_schemas, schema_for, schema_id_base
+from ._shortcut import prepare
+from ._timestamp import Timestamp
+from ._wire import F32, JsonValue, LlmMessageBase, WireEnum, WireModel, sort_json
+
+__all__ = [
+    "DIALECT",
+    "F32",
+    "PASS_THROUGH",
+    "InterruptibleModel",
+    "JsonValue",
+    "LlmMessageBase",
+    "OrderedJsonValue",
+    "Timestamp",
+    "WireEnum",
+    "WireModel",
+    "Writable",
+    "dumps",
+    "keeps",
+    "load_schema_files",
+    "loads",
+    "meta_schemas",
+    "passed_through",
+    "prepare",
+    "schema_for",
+    "schema_id_base",
+    "serialized",
+    "sort_json",
+]
