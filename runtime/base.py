@@ -8,7 +8,7 @@ the helper bases that give models phi-core's methods.
 
 For the validator and other tools: ``adapter(tp)``, the one pydantic ``TypeAdapter`` per wire
 type that ``loads`` and ``dumps`` use, and ``fast_path_role_of``, which tells the validate fast
-path what a validator function inside a model does (``_marks`` explains the promise);
+path what a validator function inside a model does (``phi_wire.primitives`` explains the promise);
 ``CANONICAL_TIMESTAMP_TEXT``, the regular expression of exactly what chrono writes for a
 timestamp (on a day every year has).
 """

@@ -39,7 +39,7 @@ def entry_of(folder: str) -> WireVersion:
     for entry in VERSIONS:
         if entry.folder == folder:
             return entry
-    raise KeyError(f"{folder} is not a registered version (runtime/formats.py)")
+    raise KeyError(f"{folder} is not a registered version (runtime/formats/__init__.py)")
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""phi-wire (runtime/cli.py over runtime/validate/): exit status, output, messages, help.
+"""phi-wire (runtime/cli/ over runtime/validate/): exit status, output, messages, help.
 
 The inputs (``test_validate_inputs``), judging (``test_validate_judge``), --jobs
 (``test_validate_parallel``) and the Python API (``test_validate_api``) have files of their own.

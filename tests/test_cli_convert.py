@@ -1,4 +1,4 @@
-"""phi-wire convert (runtime/cli.py over runtime/_convert_files.py and phi_wire.convert): files of
+"""phi-wire convert (runtime/cli/ over runtime/convert/_files.py and phi_wire.convert): files of
 one format written as another's, round trips through the command line, atomic writes, the losses
 on standard error, --fail-on-loss, one-line errors (the docs' examples: test_docs_examples.py)."""
 

@@ -1,4 +1,4 @@
-"""phi-wire validate --format (runtime/cli.py, runtime/validate/ over phi_wire.recognise): each
+"""phi-wire validate --format (runtime/cli/, runtime/validate/ over phi_wire.recognise): each
 file is judged as the format it is, and says which.
 
 * ``others/`` and both corpora (clark-agent 0.4.0, Operator-Use d0da87a6 and d1cdaad8): a table

@@ -1,4 +1,4 @@
-"""The command line's output layer (runtime/cli.py ``Output``): standard output or error closed
+"""The command line's output layer (runtime/cli/ ``Output``): standard output or error closed
 from the start, and a reader that stops early (issue 17, defects 3 and 11).
 
 Deterministic pipes: a reader that is gone before anything is written (its end closed before the

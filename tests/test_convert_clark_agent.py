@@ -1,4 +1,5 @@
-"""clark-agent <-> phi-core conversion (runtime/convert/_clark_agent.py), on clark-agent's corpus.
+"""clark-agent <-> phi-core conversion
+(runtime/formats/clark_agent/), on clark-agent's corpus.
 
 For every message of the corpus (single messages, history rows, the samples in ``others/``):
 the phi-core result is valid phi-core (``loads(dumps(x))`` through ``phi_wire.v0_10`` gives it

@@ -1,5 +1,5 @@
-"""pydantic's errors as WireErrors (runtime/_error_translation.py): found values are named as the
-document wrote them, and models built in Python get the same translation."""
+"""pydantic's errors as WireErrors (runtime/serde/_error_translation.py): found values are named as
+the document wrote them, and models built in Python get the same translation."""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ def test_only_the_line_with_a_bad_sequence_leaves_the_fast_path(
         assert fast == exact
         assert exact.invalid == 1
         # a text serde reads in full: loads rejects it, so it is invalid (a problem, not an
-        # input error: the bytes are loads's to judge, runtime/_ignored.py)
+        # input error: the bytes are loads's to judge, runtime/serde/_ignored.py)
         assert exact.records[0].kind == PROBLEM, exact.records
 
 

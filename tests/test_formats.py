@@ -1,5 +1,5 @@
-"""The registry of formats and versions (runtime/formats.py) is the one list everything reads:
-pyproject's package table, the schema folders, the generated packages and the package itself
+"""The registry of formats and versions (runtime/formats/__init__.py) is the one list everything
+reads: pyproject's package table, the schema folders, the generated packages and the package itself
 agree with it, and versions are found however people write them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""phi-core's helper API (runtime/_helpers.py) on the generated models."""
+"""phi-core's helper API (runtime/formats/phi_core/helpers.py) on the generated models."""
 
 from __future__ import annotations
 

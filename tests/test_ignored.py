@@ -1,5 +1,5 @@
-"""Unknown keys of a struct read directly (runtime/_ignored.py): serde_json skips their values with
-``ignore_value``, which checks the JSON grammar only; a known field, and everything below an
+"""Unknown keys of a struct read directly (runtime/serde/_ignored.py): serde_json skips their values
+with ``ignore_value``, which checks the JSON grammar only; a known field, and everything below an
 internally tagged or untagged enum or a ``serde_json::Value``, is parsed in full.
 
 Each fact (a number out of range, a 5,000-digit number, nesting past 127 levels, a lone surrogate

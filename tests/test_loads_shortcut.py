@@ -1,4 +1,4 @@
-"""``loads``' own fast path (runtime/_shortcut.py) never changes a verdict, a value or a byte.
+"""``loads``' own fast path (runtime/serde/_shortcut.py) never changes a verdict, a value or a byte.
 
 A document the fast path's expression vouches for goes straight to pydantic-core; every other one
 takes ``loads``' exact path. These tests judge documents both ways, with the fast path on (its
@@ -473,7 +473,7 @@ def test_the_vouched_validator_runs_no_python_for_timestamps_values_and_metadata
     assert set(functions) == {"partial", "_to_f32"}  # Timestamp's C constructor; f32 rounding
 
 
-# --- serde's leniency for unknown keys (runtime/_ignored.py) -------------------------------------
+# --- serde's leniency for unknown keys (runtime/serde/_ignored.py) -------------------------------
 
 UNKNOWN_VALUES: dict[str, bytes] = {
     "a number": b"1",

@@ -1,4 +1,4 @@
-"""Models built in Python are as strict as ``loads`` (runtime/_wire.py ``WireModel``).
+"""Models built in Python are as strict as ``loads`` (runtime/serde/_wire.py ``WireModel``).
 
 Each test is one statement of the README's "Models built in Python" section.
 """

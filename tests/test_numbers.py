@@ -1,4 +1,5 @@
-"""serde_json's number reading (runtime/_numbers.py), checked against values phi-core produced."""
+"""serde_json's number reading (runtime/serde/_numbers.py), checked against values phi-core
+produced."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The one json.loads pass of ``loads`` (runtime/_scan.py): repeats, numbers, nesting depth."""
+"""The one json.loads pass of ``loads`` (runtime/serde/_scan.py): repeats, numbers, nesting
+depth."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The contract itself: every schema folder the registry lists (``schemas/<format>/<version>/``,
-``runtime/formats.py``) and the dialect in ``schemas/meta/``.
+``runtime/formats/__init__.py``) and the dialect in ``schemas/meta/``.
 
 Each file must name phi-wire's dialect in ``$schema`` and pass it (draft 2020-12 plus the ``x-``
 vocabulary, each keyword's values checked), carry a stable ``$id`` naming its folder, document

@@ -1,4 +1,4 @@
-"""serde's sequence form of structs (runtime/_sequence.py): read as phi-core reads it."""
+"""serde's sequence form of structs (runtime/serde/_sequence.py): read as phi-core reads it."""
 
 from __future__ import annotations
 

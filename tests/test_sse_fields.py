@@ -1,4 +1,4 @@
-"""The SSE client reads the fields of whole messages itself (runtime/_sse_fields.py) and gets
+"""The SSE client reads the fields of whole messages itself (runtime/sse/_fields.py) and gets
 exactly what it got when httpx-sse's ``EventSource`` read the same framed bytes: the same
 messages, with the same event names, data, ids and retry values, whatever the stream holds and
 however it is cut into chunks.

@@ -1,4 +1,4 @@
-"""The SSE client's framer (runtime/_sse_frame.py) gives out the same bytes whether it passes plain
+"""The SSE client's framer (runtime/sse/_frame.py) gives out the same bytes whether it passes plain
 whole messages through in one piece or reads every line on its own.
 
 The line-by-line reading is the reference (its rules are tested through the client in

@@ -1,4 +1,5 @@
-"""Provider streams to AgentEvents (runtime/_stream.py), in phi-core's order, plus accumulation."""
+"""Provider streams to AgentEvents (runtime/formats/phi_core/stream.py), in phi-core's order,
+plus accumulation."""
 
 from __future__ import annotations
 

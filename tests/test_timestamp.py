@@ -1,4 +1,5 @@
-"""chrono's DateTime<Utc> (runtime/_timestamp.py): read leniently, written with 0/3/6/9 digits."""
+"""chrono's DateTime<Utc> (runtime/serde/_timestamp.py): read leniently, written with 0/3/6/9
+digits."""
 
 from __future__ import annotations
 

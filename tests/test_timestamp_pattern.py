@@ -5,8 +5,8 @@ one regular expression that Python's ``re`` and JavaScript's ``RegExp`` (ajv) re
 ``format: date-time`` is RFC 3339's narrow grammar (no year past 9999, no negative year, no space
 or ``UTC``...) and validators disagree on it, so the schema says exactly what phi-core reads. The
 pattern is built here from named pieces; the schema must hold exactly this text. Its verdicts are
-checked against phi-wire's ``Timestamp`` (which reads as chrono does: runtime/_timestamp.py) and
-against node's ``RegExp`` with the ``u`` flag, as ajv compiles it.
+checked against phi-wire's ``Timestamp`` (which reads as chrono does: runtime/serde/_timestamp.py)
+and against node's ``RegExp`` with the ``u`` flag, as ajv compiles it.
 
 Syntax both engines read the same way (and RE2 too: no lookaround, no backreferences): ``[0-9]``,
 never ``\\d`` (Python's matches any Unicode digit); explicit whitespace classes, never ``\\s``

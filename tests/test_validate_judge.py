@@ -286,7 +286,7 @@ NOT_UTF8 = {
 @pytest.mark.parametrize("case", NOT_UTF8)
 def test_bytes_that_are_not_utf8_are_judged_by_loads(case: str, tmp_path: Path) -> None:
     """serde_json skips an unknown key's value without checking its UTF-8; ``loads`` says so
-    (runtime/_ignored.py). The validator lets ``loads`` decide: the same verdict, and for a
+    (runtime/serde/_ignored.py). The validator lets ``loads`` decide: the same verdict, and for a
     rejected document its pointer and line, as a problem (not an input error). Regression: it
     rejected every document holding such a byte ("not UTF-8", an input error) before asking."""
     from phi_wire import v0_10

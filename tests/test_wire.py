@@ -1,4 +1,4 @@
-"""Serde facts the models carry (runtime/_wire.py): here Rust's f32."""
+"""Serde facts the models carry (runtime/serde/_wire.py): here Rust's f32."""
 
 from __future__ import annotations
 

@@ -57,12 +57,12 @@ IGNORED_NAMES = {".ruff_cache", "__pycache__"}
 
 
 def load_registry() -> ModuleType:
-    """``runtime/formats.py`` from the source tree, not an installed (maybe stale) copy."""
+    """``runtime/formats/__init__.py`` from the source tree, not an installed (maybe stale) copy."""
     spec = importlib.util.spec_from_file_location(
         "phi_wire_formats", ROOT / "runtime/formats/__init__.py"
     )
     if spec is None or spec.loader is None:
-        raise SystemExit("codegen: runtime/formats.py not found")
+        raise SystemExit("codegen: runtime/formats/__init__.py not found")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # NamedTuple classes look their module up while being built
     spec.loader.exec_module(module)
@@ -89,10 +89,10 @@ def registered_versions() -> list[Any]:
     for stray in sorted(p.name for p in SCHEMAS.iterdir() if p.is_file() and p.suffix == ".json"):
         raise SystemExit(f"codegen: schemas/{stray} belongs in a format's version folder")
     for folder in sorted(on_disk - listed):
-        raise SystemExit(f"codegen: schemas/{folder} is not in runtime/formats.py's VERSIONS")
+        raise SystemExit(f"codegen: schemas/{folder} is not in the registry's VERSIONS")
     for folder in sorted(listed - on_disk):
         raise SystemExit(
-            f"codegen: runtime/formats.py lists {folder}, but schemas/{folder} is missing"
+            f"codegen: runtime/formats/__init__.py lists {folder}, but schemas/{folder} is missing"
         )
     return entries
 
@@ -184,6 +184,7 @@ def append_api(entry: Any, package: Path) -> None:
     exported = [*shared, *template_names(template)]
     block = string.Template(template.read_text()).substitute(
         label=entry.label,
+        template=template.relative_to(ROOT).as_posix(),
         format=entry.format,
         version=entry.version,
         folder=entry.folder,

@@ -74,5 +74,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         output.note("interrupted")
         output.settle()  # what was printed before is kept; a reader gone is no second error
         return 2
-
-

@@ -235,8 +235,8 @@ class Progress:
 def interrupts_noted(output: Output) -> Iterator[None]:
     """While the command runs, Ctrl-C raises KeyboardInterrupt as Python's own handler does and
     also sets ``output.interrupted``: pydantic-core drops an interrupt raised inside a union it is
-    writing (``phi_wire._interrupts``), and the run must still end as interrupted. Only Python's
-    default handler is replaced, in the main thread (a program's own handler stays)."""
+    writing (``phi_wire.serde._interrupts``), and the run must still end as interrupted. Only
+    Python's default handler is replaced, in the main thread (a program's own handler stays)."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         output.interrupted = True

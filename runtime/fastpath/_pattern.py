@@ -9,17 +9,17 @@ range, plain decimals, canonical timestamps, ``serde_json::Value`` subtrees at m
 room for a duplicate field, a short number is read alike by serde and Python, the nesting stays
 far below serde's limit) once its bytes are UTF-8: strings take any byte >= 0x80 and
 ``FastPath`` checks UTF-8 apart, once per block (``_utf8``). A schema element it cannot express
-(a validator function that declares no fast-path role, see ``phi_wire.primitives.fast_path_role_of``; a
-recursive type) makes the type ineligible, so ``loads`` judges all its documents.
+(a validator function that declares no fast-path role, see
+``phi_wire.primitives.fast_path_role_of``; a recursive type) makes the type ineligible, so
+``loads`` judges all its documents.
 
 With ``exact_values`` the expression vouches for more than validity, for ``loads``' own fast path
-(``phi_wire._shortcut``): every value pydantic-core reads from a document it matches is the value
-serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integers of at most 18 digits,
-decimals of at most 15 digits and no exponent) and every timestamp is already in chrono's canonical
-form (``Timestamp``'s validator would return it unchanged), so pydantic-core's result on the
-document as it is *is* ``loads``' result. That expression matches one document (``loads`` is given
-one), with its line ending if any, rather than a run of lines.
-"""
+(``phi_wire.serde._shortcut``): every value pydantic-core reads from a document it matches is the
+value serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integers of at most 18
+digits, decimals of at most 15 digits and no exponent) and every timestamp is already in chrono's
+canonical form (``Timestamp``'s validator would return it unchanged), so pydantic-core's result on
+the document as it is *is* ``loads``' result. That expression matches one document (``loads`` is
+given one), with its line ending if any, rather than a run of lines."""
 
 from __future__ import annotations
 

@@ -4,6 +4,9 @@ definitions walked side by side, each difference classified by the readers it br
 Kept apart from the public module so that the ``phi-wire`` command line, which registers the
 ``schema-diff`` subcommand on every run, does not pay for these classes (and ``copy``) unless the
 subcommand runs.
+
+Why one module of some 600 lines: the walk over two schemas and the classification of each
+difference it meets are one recursion; the classes it reports with are small.
 """
 
 from __future__ import annotations

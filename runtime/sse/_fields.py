@@ -1,5 +1,5 @@
 """The events whole SSE messages dispatch: WHATWG HTML, "Server-sent events", section "Interpreting
-an event stream", applied to the bytes ``Framer`` (``_sse_frame``) gives out.
+an event stream", applied to the bytes ``Framer`` (``_frame``) gives out.
 
 The rules: a line is a field; its name runs up to the first colon and its value follows it, less
 one leading space (a line without a colon is all name, its value empty). ``data`` values are

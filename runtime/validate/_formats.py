@@ -3,9 +3,10 @@ per format and version, over that version's public module (``phi_wire.formats``)
 
 * phi-core reads with its exact serde codec, the work on an invalid document capped
   (``max_problems``; a big document's arrays judged each up to its first invalid item); its
-  documents' types are detected from their keys (``phi_wire.recognise.phi_core``).
+  documents' types are detected from their keys (``phi_wire.formats.phi_core.recognise``).
 * clark-agent reads with the same exact codec; a document's type is the one its shape has
-  (``phi_wire.recognise.clark_agent``), an ``AgentMessage`` (a history row) when it has none.
+  (``phi_wire.formats.clark_agent.recognise``), an ``AgentMessage`` (a history row) when it has
+  none.
 * Operator-Use reads as its pydantic reader does (lax); a whole session file is one
   ``SessionFile`` document whose skipped lines are its problems; the problems listed are capped
   here, as its codec lists them all.

@@ -18,6 +18,10 @@ and its documents in chunks of whole lines, in bounded memory whatever the input
   whatever its name says (``.json`` or ``.jsonl``), is one such document; so is a blank line
   among a JSONL file's lines. Standard input that sends nothing is no input at all (nothing to
   validate).
+
+Why one module of some 600 lines: the stream, the layout and the chunks share one reading loop
+over one buffer (each step decides how much of it the next may hold), so splitting them would
+pass that buffer's state between modules.
 """
 
 from __future__ import annotations

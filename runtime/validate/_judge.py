@@ -22,21 +22,17 @@ unknown role; an ExtensionMessage when it has ``kind``), not as the union branch
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from phi_wire.errors import Problem
 from phi_wire.formats import recogniser
 from phi_wire.formats.phi_core.recognise import claim as phi_core_claim
-from phi_wire.formats.phi_core.recognise import detect_raw, detect_type, report_as, type_from_text
-from phi_wire.pointer import join
+from phi_wire.formats.phi_core.recognise import detect_raw, detect_type, type_from_text
 from phi_wire.recognise import (
     LIST_ITEMS_CHECKED,
     SPOKEN,
     Recognised,
     fits,
-    names_type,
     parse,
     recognise,
 )
@@ -44,13 +40,11 @@ from phi_wire.recognise import (
 from ._fastpath import fast_path_for
 from ._folder import settled
 from ._formats import Reader, reader
-from ._inputs import BOM, Chunk, Item
-from ._locate import lines_of
+from ._inputs import Chunk, Item
 from ._records import (
     AUTO,
     HOME_FORMAT,
     INPUT,
-    MORE,
     NOTE,
     Judged,
     Outcome,
@@ -58,9 +52,19 @@ from ._records import (
     Settings,
     Verdict,
 )
-from ._wording import explained
 
 __all__ = ["judge_chunk", "judge_item", "wire_module"]
+
+from ._problems import (
+    _record,
+    _rejected,
+    _skipped_lines,
+)
+from ._strict import (
+    _not_canonical,
+    _pi_dropped,
+    _pi_losses,
+)
 
 _CERTAIN_BY_TEXT = frozenset({"Session", "LoopRecord", "LoopEvent", "Turn"})
 """phi-core types whose first key alone says the document is phi-core's (no other format has
@@ -467,309 +471,3 @@ def _read(
         else:
             records = _not_canonical(own, chunk, line, raw, value, name, pretty)
     return _Read(records, False)
-
-
-def _record(own: Reader, chunk: Chunk, line: int, **fields: Any) -> Record:
-    return Record(chunk.file, line, format=own.format, version=own.version, **fields)
-
-
-def _more_record(
-    own: Reader, chunk: Chunk, line: int, type_name: str, message: str, omitted: int
-) -> Record:
-    """The record that stands for the problems left unlisted by ``--max-problems``."""
-    return _record(
-        own,
-        chunk,
-        line,
-        pointer="",
-        type=type_name,
-        variant="",
-        message=message,
-        kind=MORE,
-        omitted=omitted,
-    )
-
-
-def _skipped_lines(
-    own: Reader, chunk: Chunk, line: int, value: Any, settings: Settings
-) -> list[Record]:
-    """An Operator-Use session file's lines its reader skips, each a problem at its line."""
-    records: list[Record] = []
-    listed = 0
-    omitted = 0
-    for error in value.skipped:
-        where = line + (error.line or 1) - 1
-        prefix = f"line {error.line}: "
-        for problem in error.problems:
-            if listed >= settings.max_problems:
-                omitted += 1
-                continue
-            listed += 1
-            records.append(
-                _record(
-                    own,
-                    chunk,
-                    where,
-                    pointer=problem.pointer,
-                    type=error.type_name,
-                    variant=problem.variant,
-                    message="Operator-Use skips this line without a word: "
-                    + problem.message.removeprefix(prefix),
-                )
-            )
-        omitted += error.omitted
-    if omitted:
-        more = f"and {omitted:,} more problems in this file, not listed (--max-problems)"
-        records.append(_more_record(own, chunk, line, "SessionFile", more, omitted))
-    return records
-
-
-def _rejected(
-    own: Reader,
-    chunk: Chunk,
-    line: int,
-    raw: bytes,
-    name: str,
-    error: Any,
-    settings: Settings,
-) -> list[Record]:
-    """The records of a document ``loads`` rejected."""
-    if raw.startswith(BOM) and own.exact:
-        message = (
-            f"a UTF-8 byte order mark precedes the document; {own.format} (serde_json) rejects it"
-        )
-        return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
-    label = ""
-    if own.format == HOME_FORMAT and name == "AgentMessage" and error.line is None:
-        error, lane = _as_named_lane(own, raw, error, settings)
-        if lane is not None and isinstance(getattr(own.module, lane), type):
-            label = lane  # a model (ExtensionMessage); a union's variant names itself
-    problems = error.problems
-    if error.line is not None:  # a JSON syntax error (or a session file's line): its line
-        lines = [line + error.line - 1] * len(problems)
-        prefix = f"line {error.line}: "
-        problems = tuple(
-            Problem(p.pointer, p.message.removeprefix(prefix), p.variant) for p in problems
-        )
-    elif not chunk.lines and b"\n" in raw:  # a pretty document: where each value starts
-        text = raw.decode("utf-8", "replace")
-        lines = [line + found - 1 for found in lines_of(text, [p.pointer for p in problems])]
-    else:
-        lines = [line] * len(problems)
-    records = [
-        _record(
-            own,
-            chunk,
-            where,
-            pointer=problem.pointer,
-            type=name,
-            variant=" ".join(part for part in (label, problem.variant) if part),
-            message=explained(problem.message, raw, serde=own.exact),
-        )
-        for where, problem in zip(lines, problems, strict=True)
-    ]
-    if records and not settings.forced and _guessed(own, raw, name):
-        first = records[0]
-        records[0] = first._replace(message=f"{first.message} ({_GUESSED.format(name)})")
-    more = _more(error.omitted, settings.max_problems, error.first_invalid_items_only)
-    if more:
-        records.append(_more_record(own, chunk, line, name, more, error.omitted))
-    return records
-
-
-_GUESSED = (
-    "judged as {} by guess: nothing in the document names a type; --type names one, --exclude "
-    "leaves out such files"
-)
-
-
-def _guessed(own: Reader, raw: bytes, name: str) -> bool:
-    """Whether a rejected document was judged as its format's fallback type because nothing in
-    it names one (a JSON document that is no document of the format: a manifest, a package.json,
-    a bare id), rather than as the type its keys name."""
-    if name != own.fallback_type:
-        return False
-    try:
-        document = parse(raw)
-    except (ValueError, RecursionError):
-        return False  # not JSON at all: that is what is wrong, whatever the type
-    return not names_type(own.format, document)
-
-
-def _more(omitted: int, cap: int, first_invalid_items_only: bool) -> str:
-    """What the ``MORE`` record of a document says ("" when nothing was left out)."""
-    parts = []
-    if omitted:
-        parts.append(
-            f"and {omitted:,} more problem{'s' * (omitted > 1)} in this document, not listed "
-            f"(--max-problems {cap:,})"
-        )
-    if first_invalid_items_only:
-        parts.append(
-            "the document holds too many values for a full report, so each array was judged "
-            "up to its first invalid item: later items may hold more problems"
-        )
-    return "; ".join(parts)
-
-
-def _as_named_lane(
-    own: Reader, raw: bytes, error: Any, settings: Settings
-) -> tuple[Any, str | None]:
-    """An invalid AgentMessage judged again as the lane its keys name, for the report: the same
-    verdict (each lane is part of the union), problems that speak of what it was meant to be.
-    Returns the error to report and the lane (None: the union's own error)."""
-    try:
-        lane = report_as(parse(raw))
-    except (ValueError, RecursionError):
-        return error, None
-    if lane is None or not hasattr(own.module, lane):
-        return error, None
-    as_extension = [p.variant.split(" ")[0] == "ExtensionMessage" for p in error.problems]
-    if all(as_extension) if lane == "ExtensionMessage" else not any(as_extension):
-        return error, None  # the union's report speaks of that lane already
-    try:
-        own.load(lane, raw, settings.max_problems)
-    except own.module.WireError as named:
-        return named, lane
-    return error, None  # cannot happen: valid as a lane is valid as the union
-
-
-def _first_difference(have: Any, want: Any, pointer: str = "") -> str | None:
-    if type(have) is not type(want):
-        return pointer
-    if isinstance(have, dict):
-        for key in sorted(set(have) | set(want)):
-            if key not in have or key not in want:
-                return pointer + join(key)
-            found = _first_difference(have[key], want[key], pointer + join(key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(have, list):
-        if len(have) != len(want):
-            return pointer
-        for index, (a, b) in enumerate(zip(have, want, strict=True)):
-            found = _first_difference(a, b, f"{pointer}/{index}")
-            if found is not None:
-                return found
-        return None
-    return None if have == want and repr(have) == repr(want) else pointer
-
-
-def _dropped_keys(have: Any, kept: Any, pointer: str = "") -> list[str]:
-    """The pointers of the keys of ``have`` that ``kept`` (what was written back) has not."""
-    found: list[str] = []
-    if isinstance(have, dict) and isinstance(kept, dict):
-        for key, value in have.items():
-            if key not in kept:
-                found.append(pointer + join(key))
-            else:
-                found += _dropped_keys(value, kept[key], pointer + join(key))
-    elif isinstance(have, list) and isinstance(kept, list) and len(have) == len(kept):
-        for index, (a, b) in enumerate(zip(have, kept, strict=True)):
-            found += _dropped_keys(a, b, f"{pointer}/{index}")
-    return found
-
-
-def _where(chunk: Chunk, line: int, raw: bytes, pointers: list[str]) -> list[int]:
-    """The line of each pointer (JSONL: the document's line)."""
-    if chunk.lines or b"\n" not in raw.strip():
-        return [line] * len(pointers)
-    return [line + found - 1 for found in lines_of(raw.decode("utf-8", "replace"), pointers)]
-
-
-def _pi_dropped(own: Reader, raw: bytes, value: Any) -> list[str]:
-    """The pointers of the keys of a pi document that phi-core, having read it, drops."""
-    try:
-        return _dropped_keys(parse(raw), json.loads(own.dumps(value, pretty=False)))
-    except (ValueError, RecursionError):
-        return []
-
-
-def _pi_losses(
-    own: Reader,
-    chunk: Chunk,
-    line: int,
-    raw: bytes,
-    value: Any,
-    name: str,
-    looks_like: Recognised,
-    settings: Settings,
-) -> list[Record]:
-    """--strict, a pi document phi-core reads: each key phi-core would drop, at its pointer."""
-    dropped = _pi_dropped(own, raw, value)
-    what = str(recogniser("pi").describe(looks_like.type))
-    records = [
-        _record(
-            own,
-            chunk,
-            where,
-            pointer=pointer,
-            type=name,
-            variant="",
-            message=f"looks like {what}: {own.label} reads it but drops this key",
-        )
-        for where, pointer in zip(
-            _where(chunk, line, raw, dropped[: settings.max_problems]),
-            dropped[: settings.max_problems],
-            strict=True,
-        )
-    ]
-    omitted = len(dropped) - len(records)
-    if omitted:
-        more = f"and {omitted:,} more keys phi-core drops, not listed (--max-problems)"
-        records.append(_more_record(own, chunk, line, name, more, omitted))
-    return records
-
-
-def _not_canonical(
-    own: Reader, chunk: Chunk, line: int, raw: bytes, value: Any, name: str, pretty: bool
-) -> list[Record]:
-    """--strict: where the implementation would write something else (unknown keys, other
-    forms...)."""
-    canonical = own.dumps(value, pretty=pretty).encode()
-    if name == "SessionFile":
-        return _session_not_canonical(own, chunk, line, raw, canonical)
-    if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
-        return []
-    try:
-        pointer = _first_difference(parse(raw), json.loads(canonical))
-    except (ValueError, RecursionError):
-        pointer = None
-    writer = own.format
-    if pointer is None:
-        message = f"accepted, but {writer} writes it with other key order or formatting"
-        return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
-    message = f"accepted, but {writer} never writes this form (unknown key or non-canonical value)"
-    where = _where(chunk, line, raw, [pointer])[0] if pointer else line
-    return [_record(own, chunk, where, pointer=pointer, type=name, variant="", message=message)]
-
-
-def _session_not_canonical(
-    own: Reader, chunk: Chunk, line: int, raw: bytes, canonical: bytes
-) -> list[Record]:
-    """--strict on a session file: the first line Operator-Use would write otherwise."""
-    if canonical == raw:
-        return []
-    written = canonical.split(b"\n")
-    index = 0
-    for number, text in enumerate(raw.split(b"\n"), line):
-        if not text.strip():
-            continue
-        if index >= len(written) or text.rstrip(b"\r") != written[index]:
-            message = f"accepted, but {own.format} writes this line otherwise (key order, "
-            message += "unknown keys, number forms...)"
-            return [
-                _record(
-                    own,
-                    chunk,
-                    number,
-                    pointer="",
-                    type="SessionFileEntry",
-                    variant="",
-                    message=message,
-                )
-            ]
-        index += 1
-    message = f"accepted, but {own.format} writes the file otherwise (its line endings)"
-    return [_record(own, chunk, line, pointer="", type="SessionFile", variant="", message=message)]

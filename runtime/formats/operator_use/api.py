@@ -2,9 +2,9 @@
 phi-wire writes; ``phi_wire.operator_use_d1cdaad8``) re-exports beside its wire types.
 
 ``loads``/``dumps`` read as Operator-Use's pydantic reader reads and write what its writer writes
-(``_lax_codec``); ``recognise``/``layout_of`` tell a document's type and layout without pydantic
-(``phi_wire.recognise.operator_use``); ``context_builder`` makes a layout's
-``build_session_context`` (``_session_tree``), and ``context_parts`` the active branch and the
+(``codec``); ``recognise``/``layout_of`` tell a document's type and layout without pydantic
+(``phi_wire.formats.operator_use.recognise``); ``context_builder`` makes a layout's
+``build_session_context`` (``session_tree``), and ``context_parts`` the active branch and the
 entries its messages come from; ``layout(name)`` is the module of a layout.
 
 Both layouts read each other's files (unknown keys are ignored, key order is free); each writes

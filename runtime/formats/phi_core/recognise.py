@@ -284,5 +284,6 @@ def type_of(document: Any) -> str:
 
 
 def names_type(document: Any) -> bool:
-    """Whether ``document`` holds a key detection goes by (``type``, ``role``, ``session_id``...)."""
+    """Whether ``document`` holds a key detection goes by (``type``, ``role``,
+    ``session_id``...)."""
     return isinstance(document, dict) and not MARKERS.isdisjoint(document)

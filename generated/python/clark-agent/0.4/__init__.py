@@ -174,7 +174,7 @@ __all__ = [
 ]
 
 
-# --- phi-wire's API for clark-agent 0.4, appended by tools/codegen from tools/templates/api/clark-agent.py.tmpl
+# --- phi-wire's API for clark-agent 0.4, appended by tools/codegen from runtime/formats/clark_agent/api.py.tmpl
 
 from typing_extensions import TypeAliasType as _TypeAliasType
 

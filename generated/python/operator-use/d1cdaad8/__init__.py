@@ -93,13 +93,13 @@ __all__ = [
 ]
 
 
-# --- phi-wire's API for operator-use d1cdaad8, appended by tools/codegen from tools/templates/api/operator-use.py.tmpl
+# --- phi-wire's API for operator-use d1cdaad8, appended by tools/codegen from runtime/formats/operator_use/api.py.tmpl
 
 from typing_extensions import TypeAliasType as _TypeAliasType
 
-from phi_wire.formats.operator_use import api as _api
 from phi_wire.api import schema_function as _schema_function
 from phi_wire.errors import WireError as _WireError
+from phi_wire.formats.operator_use import api as _api
 
 FORMAT = "operator-use"
 """The implementation whose JSON this module speaks."""

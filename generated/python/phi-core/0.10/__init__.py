@@ -212,7 +212,7 @@ __all__ = [
 ]
 
 
-# --- phi-wire's API for phi-core 0.10, appended by tools/codegen from tools/templates/api/phi-core.py.tmpl
+# --- phi-wire's API for phi-core 0.10, appended by tools/codegen from runtime/formats/phi_core/api.py.tmpl
 
 from typing_extensions import TypeAliasType as _TypeAliasType
 

@@ -1,0 +1,250 @@
+"""phi-core 0.10 -> Operator-Use: messages, message lists and a fresh session file
+(``convert`` says what each mapping decides)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+import phi_wire.operator_use as ou
+import phi_wire.v0_10 as phi
+from phi_wire.convert import Conversion, Loss, UnsupportedConversion
+
+from ._shared import (
+    _OU_MESSAGES,
+    MODEL_IN_ENTRIES,
+    STOP_REASONS_FROM_PHI,
+    _json,
+    _json_list,
+    _Losses,
+    _only_messages,
+)
+from .api import SessionFileLines, layout_of
+
+# --- phi-core -> Operator-Use -------------------------------------------------------------------
+
+
+def from_phi_core(value: Any) -> Conversion[Any]:
+    """A phi-core value as Operator-Use d0da87a6 (see the module docstring)."""
+    losses = _Losses()
+    if isinstance(value, list):
+        _only_messages(value, "phi-core -> Operator-Use")
+        documents = [(f"/{index}", item) for index, item in enumerate(_json_list(value, phi.dumps))]
+        return Conversion(_messages_from_phi(documents, losses), tuple(losses))
+    name = type(value).__name__
+    if name == "Usage":
+        usage = _usage_from_phi("", _json(value, phi.dumps), losses)
+        return Conversion(ou.loads(ou.Usage, json.dumps(usage)), tuple(losses))
+    if name == "StopReason":
+        target, note = STOP_REASONS_FROM_PHI[value.value]
+        if note:
+            losses.add("", "changed", note)
+        return Conversion(ou.StopReason(target), tuple(losses))
+    if hasattr(value, "role"):
+        return Conversion(
+            _messages_from_phi([("", _json(value, phi.dumps))], losses), tuple(losses)
+        )
+    raise UnsupportedConversion(f"no phi-core -> Operator-Use conversion for {name}")
+
+
+def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion[Any]:
+    """A phi-core message list as an Operator-Use session file: a header (fresh uuid7-style id,
+    the first message's time, ``cwd``) and one message entry per message, each the child of the
+    one before; before an assistant message whose model or provider is not the one in effect, a
+    ``model_change`` entry (where Operator-Use keeps them), so they are not lost."""
+    converted = from_phi_core(list(messages))
+    models = [
+        (message.model, message.provider) for message in messages if message.role == "assistant"
+    ]
+    # every assistant's model and provider is kept, in a model_change entry
+    losses = [loss for loss in converted.losses if loss.reason != MODEL_IN_ENTRIES]
+    first = converted.value[0].timestamp if converted.value else 0.0
+    header = ou.SessionHeader(id=str(uuid.uuid4()), timestamp=first, cwd=cwd)
+    losses.append(Loss("", "invented", "the session header: a fresh id, cwd " + repr(cwd)))
+    entries: list[Any] = [header]
+    parent: str | None = None
+    in_effect = ("", "")  # before any model_change, Operator-Use's context names no model
+    assistants = iter(models)
+    for message in converted.value:
+        if message.role == "assistant":
+            model = next(assistants)
+            if model != in_effect:
+                change = ou.ModelChangeEntry(
+                    model_id=model[0],
+                    provider_id=model[1],
+                    parent_id=parent,
+                    timestamp=message.timestamp,
+                )
+                entries.append(change)
+                parent = change.id
+                in_effect = model
+        entry = ou.MessageEntry(message=message, parent_id=parent, timestamp=message.timestamp)
+        entries.append(entry)
+        parent = entry.id
+    if len(entries) > 1:
+        losses.append(Loss("", "invented", "entry ids (8 hex characters) and parent links"))
+    return Conversion(SessionFileLines(entries), tuple(losses))
+
+
+def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) -> list[Any]:
+    out: list[Any] = []  # JSON to read as d0da87a6, or a model already read
+    previous_tool: tuple[float, dict[str, Any]] | None = None
+    for pointer, message in documents:
+        role = message.get("role")
+        for key in ("turnId", "nodeId", "parentId", "tags", "provenanceHint"):
+            if key in message:
+                losses.add(f"{pointer}/{key}", "dropped", "Operator-Use messages have no " + key)
+        if role in ("user", "assistant", "toolResult"):
+            seconds = message["timestamp"] / 1000
+            if role == "toolResult" and previous_tool is not None and previous_tool[0] == seconds:
+                previous_tool[1]["contents"].append(_tool_result_from_phi(pointer, message, losses))
+                continue
+            losses.add(pointer, "invented", "Operator-Use messages have an id: a fresh uuid4")
+        if role == "user":
+            blocks = _blocks_from_phi(f"{pointer}/content", message["content"], losses)
+            out.append(
+                {"role": "user", "contents": blocks, "id": str(uuid.uuid4()), "timestamp": seconds}
+            )
+            previous_tool = None
+        elif role == "assistant":
+            out.append(_assistant_from_phi(pointer, message, seconds, losses))
+            previous_tool = None
+        elif role == "toolResult":
+            result = _tool_result_from_phi(pointer, message, losses)
+            tool = {
+                "role": "tool",
+                "contents": [result],
+                "id": str(uuid.uuid4()),
+                "timestamp": seconds,
+            }
+            out.append(tool)
+            previous_tool = (seconds, tool)
+        else:
+            out.append(_extension_from_phi(pointer, message, losses))
+            previous_tool = None
+    # the JSON ones read as Operator-Use reads them, all in one loads
+    texts = [item for item in out if not isinstance(item, BaseModel)]
+    read = iter(ou.loads(_OU_MESSAGES, json.dumps(texts)) if texts else ())
+    return [item if isinstance(item, BaseModel) else next(read) for item in out]
+
+
+def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
+    out: list[dict[str, Any]] = []
+    for index, block in enumerate(blocks):
+        kind = block["type"]
+        if kind == "text":
+            out.append({"type": "text", "content": block["text"]})
+        elif kind == "thinking":
+            out.append(
+                {
+                    "type": "thinking",
+                    "content": block["thinking"],
+                    "signature": block.get("signature", ""),
+                }
+            )
+        elif kind == "toolCall":
+            arguments = block["arguments"]
+            if not isinstance(arguments, dict):
+                losses.add(
+                    f"{pointer}/{index}/arguments",
+                    "changed",
+                    'Operator-Use args are an object: {"value": ...}',
+                )
+                arguments = {"value": arguments}
+            out.append(
+                {
+                    "type": "tool_call",
+                    "id": block["id"],
+                    "name": block["name"],
+                    "args": arguments,
+                    "metadata": {},
+                }
+            )
+        elif kind == "image":
+            losses.add(
+                f"{pointer}/{index}/mimeType", "dropped", "Operator-Use images have no MIME type"
+            )
+            if out and out[-1]["type"] == "image":
+                out[-1]["images"].append(block["data"])
+            else:
+                out.append({"type": "image", "images": [block["data"]]})
+    return out
+
+
+def _assistant_from_phi(
+    pointer: str, message: dict[str, Any], seconds: float, losses: _Losses
+) -> dict[str, Any]:
+    for key in ("model", "provider"):
+        if message[key]:
+            losses.add(
+                f"{pointer}/{key}",
+                "dropped",
+                MODEL_IN_ENTRIES,
+            )
+    target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
+    if note:
+        losses.add(f"{pointer}/stopReason", "changed", note)
+    return {
+        "role": "assistant",
+        "contents": _blocks_from_phi(f"{pointer}/content", message["content"], losses),
+        "id": str(uuid.uuid4()),
+        "timestamp": seconds,
+        "usage": _usage_from_phi(f"{pointer}/usage", message["usage"], losses),
+        "stop_reason": target,
+        "error": message.get("error_message") or "",
+    }
+
+
+def _usage_from_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
+    for key in ("reasoning", "total_tokens"):
+        if usage.get(key):
+            losses.add(f"{pointer}/{key}", "dropped", f"Operator-Use usage has no {key}")
+    return {
+        "input_tokens": usage["input"],
+        "output_tokens": usage["output"],
+        "cache_read_tokens": usage.get("cache_read", 0),
+        "cache_write_tokens": usage.get("cache_write", 0),
+    }
+
+
+def _tool_result_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> dict[str, Any]:
+    texts = []
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            texts.append(block["text"])
+        else:
+            losses.add(
+                f"{pointer}/content/{index}", "dropped", "an Operator-Use tool result is text only"
+            )
+    if len(texts) > 1:
+        losses.add(f"{pointer}/content", "changed", "several text blocks: joined into one string")
+    if message["toolName"]:
+        losses.add(f"{pointer}/toolName", "dropped", "Operator-Use tool results have no tool name")
+    return {
+        "type": "tool_result",
+        "id": message["toolCallId"],
+        "content": "".join(texts),
+        "is_error": message["isError"],
+    }
+
+
+def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> Any:
+    """The Operator-Use message an ExtensionMessage carries (a model), or a custom one (JSON)."""
+    kind, data = message["kind"], message["data"]
+    role = kind.removeprefix("operator-use.")
+    if kind != role and isinstance(data, dict) and data.get("role") == role:
+        module = ou.layout(layout_of(data))  # a d1cdaad8 message stays a d1cdaad8 model
+        try:
+            return module.loads(module.AgentMessage, json.dumps(data))
+        except ValueError:
+            pass
+    losses.add(
+        pointer, "invented", "an extension message becomes a custom message with timestamp 0.0"
+    )
+    if message["role"] != "extension":
+        losses.add(f"{pointer}/role", "dropped", "a custom message's role is custom")
+    return {"role": "custom", "custom_type": kind, "timestamp": 0.0, "details": data}

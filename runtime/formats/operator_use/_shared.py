@@ -1,0 +1,85 @@
+"""What both directions of Operator-Use <-> phi-core 0.10 share: the second lane's roles, the
+stop-reason tables (``docs/conversions/operator-use.md``), the losses of one conversion."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import phi_wire.operator_use as ou
+import phi_wire.v0_10 as phi
+from phi_wire.convert import Loss, UnsupportedConversion
+
+U64_MAX = 2**64 - 1
+SECOND_LANE = ("system", "custom", "branch_summary", "compaction_summary")
+"""Operator-Use roles phi-core has no message for: carried whole in an ExtensionMessage."""
+EXTENSION_KIND = "operator-use.{role}"
+"""An ExtensionMessage's kind for an Operator-Use message of that role; data is its JSON."""
+
+STOP_REASONS_TO_PHI: dict[str, tuple[str, str | None]] = {
+    "stop": ("stop", None),
+    "length": ("length", None),
+    "tool_calls": ("toolUse", None),
+    "error": ("error", None),
+    "abort": ("aborted", None),
+    "content_filter": (
+        "guardRail",
+        "phi-core has no content-filter stop reason: guardRail is the nearest (it maps back)",
+    ),
+}
+"""Operator-Use stop reason -> (phi-core stop reason, the loss reason when not exact)."""
+
+STOP_REASONS_FROM_PHI: dict[str, tuple[str, str | None]] = {
+    "stop": ("stop", None),
+    "length": ("length", None),
+    "toolUse": ("tool_calls", None),
+    "error": ("error", None),
+    "aborted": ("abort", None),
+    "guardRail": ("content_filter", None),
+    "maxTurns": ("stop", "Operator-Use has no maxTurns stop reason: written as stop"),
+    "userStop": ("abort", "Operator-Use has no userStop stop reason: written as abort"),
+    "handoff": ("stop", "Operator-Use has no handoff stop reason: written as stop"),
+    "contextCompacted": ("stop", "Operator-Use has no contextCompacted stop reason: stop"),
+    "paused": ("stop", "Operator-Use has no paused stop reason: written as stop"),
+}
+"""phi-core stop reason -> (Operator-Use stop reason, the loss reason when not exact)."""
+
+MODEL_IN_ENTRIES = "Operator-Use keeps the model in model_change entries, not in messages"
+"""The loss of an assistant's model and provider (a message list; a session file keeps them)."""
+
+_PHI_MESSAGES = list[phi.AgentMessage]
+_OU_MESSAGES = list[ou.AgentMessage]
+"""One object each: ``loads`` keeps one TypeAdapter per type object (a new ``list[...]`` per call
+would build a new one every time)."""
+
+_IMAGE_MAGIC = (
+    ("iVBORw0KGgo", "image/png"),
+    ("/9j/", "image/jpeg"),
+    ("R0lGOD", "image/gif"),
+    ("UklGR", "image/webp"),
+)
+
+
+class _Losses(list[Loss]):
+    def add(self, pointer: str, kind: Any, reason: str) -> None:
+        self.append(Loss(pointer, kind, reason))
+
+
+def _only_messages(values: list[Any], direction: str) -> None:
+    """A list converts as a message list: anything else in it is refused, naming the first."""
+    for index, item in enumerate(values):
+        if not isinstance(getattr(item, "role", None), str):
+            raise UnsupportedConversion(
+                f"no {direction} conversion for {type(item).__name__} (item {index}): a list "
+                "converts as a list of messages"
+            )
+
+
+def _json(value: Any, dumps: Any) -> Any:
+    return json.loads(dumps(value))
+
+
+def _json_list(values: Sequence[Any], dumps: Any) -> list[Any]:
+    """``_json`` of each value, in one parse."""
+    return json.loads("[" + ",".join(dumps(value) for value in values) + "]")  # type: ignore[no-any-return]

@@ -1,0 +1,326 @@
+"""Operator-Use -> phi-core 0.10: message lines, message lists and a session file's active branch
+(``convert`` says what each mapping decides)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import phi_wire.operator_use as ou
+import phi_wire.v0_10 as phi
+from phi_wire.convert import Conversion, UnsupportedConversion
+from phi_wire.formats import version_of
+
+from ._shared import (
+    _IMAGE_MAGIC,
+    _PHI_MESSAGES,
+    EXTENSION_KIND,
+    SECOND_LANE,
+    STOP_REASONS_TO_PHI,
+    U64_MAX,
+    _json,
+    _json_list,
+    _Losses,
+    _only_messages,
+)
+from .api import SessionFileLines, context_parts
+
+# --- Operator-Use -> phi-core -------------------------------------------------------------------
+
+
+def to_phi_core(value: Any) -> Conversion[Any]:
+    """An Operator-Use value as phi-core 0.10 (see the module docstring for what becomes what)."""
+    losses = _Losses()
+    if isinstance(value, SessionFileLines):
+        return Conversion(_session_to_phi(value, losses), tuple(losses))
+    if isinstance(value, list):
+        _only_messages(value, "Operator-Use -> phi-core")
+        sources: list[tuple[str, Any, Any]] = [
+            (f"/{index}", item, None) for index, item in enumerate(_json_list(value, ou.dumps))
+        ]
+        return Conversion(_messages_to_phi(sources, losses), tuple(losses))
+    name = type(value).__name__
+    if name == "SessionContext":
+        document = _json(value, ou.dumps)
+        model = (document.get("model_id"), document.get("provider_id"))
+        sources = [
+            (f"/messages/{index}", message, model)  # the context's model for every message
+            for index, message in enumerate(document["messages"])
+        ]
+        messages = _messages_to_phi(sources, losses)
+        for key in ("thinking_level", "model_id", "provider_id"):
+            if key in document:
+                reason = "phi-core messages have no thinking level"
+                if key != "thinking_level":
+                    reason = "the context's model: written into each assistant message instead"
+                losses.add(f"/{key}", "dropped", reason)
+        return Conversion(messages, tuple(losses))
+    if hasattr(value, "role"):
+        return Conversion(
+            _messages_to_phi([("", _json(value, ou.dumps), None)], losses), tuple(losses)
+        )
+    if name == "Usage":
+        usage = _usage_to_phi("", _json(value, ou.dumps), losses)
+        return Conversion(phi.loads(phi.Usage, json.dumps(usage)), tuple(losses))
+    if name == "StopReason":
+        reason = _stop_reason_to_phi("", value.value, losses)
+        return Conversion(phi.StopReason(reason), tuple(losses))
+    raise UnsupportedConversion(f"no Operator-Use -> phi-core conversion for {name}")
+
+
+def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
+    index_of = {id(entry): index for index, entry in enumerate(entries)}
+    parts = context_parts(entries)
+    module = _layout_module(entries[0]) if entries else ou
+    context = module.build_session_context(entries)
+    used = {id(entry) for entry in parts.sources}
+    on_branch = {id(entry) for entry in parts.branch}
+    for index, entry in enumerate(entries):
+        if id(entry) in used:
+            continue
+        if entry.type == "session":
+            reason = "the session header (id, cwd, version): phi-core messages have no session"
+        elif id(entry) not in on_branch:
+            reason = "not on the active branch, which is what build_session_context rebuilds"
+        elif entry.type in ("message", "custom_message", "branch_summary"):
+            reason = "before the compaction's first kept entry: replaced by its summary"
+        elif entry.type == "model_change":
+            reason = (
+                "model change: its model and provider are written into later assistant messages"
+            )
+        else:
+            reason = f"a {entry.type} entry makes no message"
+        losses.add(f"/{index}", "dropped", reason)
+    sources = []
+    documents = _json_list(context.messages, module.dumps)
+    for document, entry in zip(documents, parts.sources, strict=True):
+        index = index_of[id(entry)]
+        for key in ("id", "timestamp", "parent_id", "meta"):
+            if getattr(entry, key, None) is not None and not (
+                key == "timestamp" and entry.type != "message"
+            ):
+                losses.add(f"/{index}/{key}", "dropped", "the session entry's envelope")
+        pointer = f"/{index}/message" if entry.type == "message" else f"/{index}"
+        sources.append((pointer, document, parts.models.get(id(entry))))
+    return _messages_to_phi(sources, losses)
+
+
+def _layout_module(entry: Any) -> Any:
+    entry_version = version_of(entry)
+    return entry_version.load() if entry_version is not None else ou
+
+
+def _messages_to_phi(
+    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
+) -> list[Any]:
+    """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
+    AgentMessages."""
+    tool_names: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
+    for pointer, message, model in sources:
+        role = message["role"]
+        if role in SECOND_LANE:
+            kind = EXTENSION_KIND.format(role=role)
+            out.append({"role": "extension", "kind": kind, "data": message})
+            continue
+        losses.add(f"{pointer}/id", "dropped", "phi-core messages have no id")
+        timestamp = _ms(f"{pointer}/timestamp", message["timestamp"], losses)
+        blocks: list[dict[str, Any]] = []
+        results: list[tuple[str, dict[str, Any]]] = []
+        previous_image = False
+        for index, block in enumerate(message.get("contents", [])):
+            block_pointer = f"{pointer}/contents/{index}"
+            if block["type"] == "tool_result":
+                results.append((block_pointer, block))
+                if role != "tool":
+                    losses.add(
+                        block_pointer,
+                        "changed",
+                        f"a tool_result block in a {role} message becomes a phi-core toolResult "
+                        "message (before the rest of the message); it comes back in a tool message",
+                    )
+                previous_image = False
+                continue
+            if block["type"] == "image" and previous_image:
+                losses.add(
+                    block_pointer,
+                    "changed",
+                    "an image block right after another: phi-core has one block per image, and "
+                    "adjacent images come back as one Operator-Use image block",
+                )
+            previous_image = block["type"] == "image"
+            blocks.extend(_block_to_phi(block_pointer, block, losses))
+            if block["type"] == "tool_call":
+                tool_names[block["id"]] = block["name"]
+        for block_pointer, block in results:
+            out.append(_tool_result_to_phi(block_pointer, block, timestamp, tool_names, losses))
+        if role == "assistant":
+            out.append(_assistant_to_phi(pointer, message, blocks, timestamp, model, losses))
+        elif role == "user" and not blocks and results:
+            losses.add(pointer, "changed", "a user message of tool results only: no user message")
+        elif role == "user" or blocks:
+            if role == "tool":
+                losses.add(
+                    f"{pointer}/contents",
+                    "changed",
+                    "blocks other than tool_result in a tool message: a phi-core user message",
+                )
+            out.append({"role": "user", "content": blocks, "timestamp": timestamp})
+    # read as phi-core reads them, all in one loads (per-call work dominated one per message)
+    return list(phi.loads(_PHI_MESSAGES, json.dumps(out)))
+
+
+def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
+    """Float seconds as u64 milliseconds; a loss when the milliseconds do not give them back."""
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool) or math.isnan(seconds):
+        losses.add(pointer, "changed", "not a number (NaN is written null): 0 ms")
+        return 0
+    if math.isinf(seconds) or seconds * 1000 >= U64_MAX:
+        losses.add(pointer, "changed", "beyond phi-core's u64 milliseconds: the largest u64")
+        return U64_MAX
+    if seconds < 0:
+        losses.add(pointer, "changed", "a negative time: phi-core's u64 milliseconds start at 0")
+        return 0
+    milliseconds = round(seconds * 1000)
+    if milliseconds / 1000 != seconds:
+        losses.add(pointer, "changed", "rounded to whole milliseconds (phi-core: u64 ms)")
+    return milliseconds
+
+
+def _image_mime(data: str) -> str:
+    for prefix, mime in _IMAGE_MAGIC:
+        if data.startswith(prefix):
+            return mime
+    return "image/png"
+
+
+def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[dict[str, Any]]:
+    kind = block["type"]
+    if kind == "text":
+        return [{"type": "text", "text": block["content"]}]
+    if kind == "thinking":
+        out = {"type": "thinking", "thinking": block["content"]}
+        if block["signature"]:
+            out["signature"] = block["signature"]
+        return [out]
+    if kind == "tool_call":
+        if "kind" in block:
+            losses.add(f"{pointer}/kind", "dropped", "phi-core tool calls have no kind")
+        if block["metadata"]:
+            losses.add(f"{pointer}/metadata", "dropped", "phi-core tool calls have no metadata")
+        return [
+            {
+                "type": "toolCall",
+                "id": block["id"],
+                "name": block["name"],
+                "arguments": block["args"],
+            }
+        ]
+    if kind == "image":
+        images = []
+        if not block["images"]:
+            losses.add(pointer, "dropped", "an image block without images")
+        for index, data in enumerate(block["images"]):
+            item = f"{pointer}/images/{index}"
+            if data.startswith(("http://", "https://", "file:", "data:")) or not _is_base64(data):
+                losses.add(item, "dropped", "not base64 data: phi-core images are inline base64")
+                continue
+            losses.add(item, "invented", "phi-core needs a mimeType: detected from the data")
+            images.append({"type": "image", "data": data, "mimeType": _image_mime(data)})
+        return images
+    losses.add(pointer, "dropped", f"phi-core has no {kind} content")
+    return []
+
+
+def _is_base64(data: str) -> bool:
+    try:
+        base64.b64decode(data, validate=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _tool_result_to_phi(
+    pointer: str,
+    block: dict[str, Any],
+    timestamp: int,
+    tool_names: dict[str, str],
+    losses: _Losses,
+) -> dict[str, Any]:
+    name = tool_names.get(block["id"])
+    if name is None:
+        losses.add(
+            pointer,
+            "invented",
+            'phi-core needs the tool\'s name: no earlier tool call with this id, written as ""',
+        )
+    for key, default in (("metadata", {}), ("terminate", False), ("terminate_message", None)):
+        if block.get(key, default) != default:
+            losses.add(f"{pointer}/{key}", "dropped", f"phi-core tool results have no {key}")
+    return {
+        "role": "toolResult",
+        "toolCallId": block["id"],
+        "toolName": name or "",
+        "content": [{"type": "text", "text": block["content"]}],
+        "isError": block["is_error"],
+        "timestamp": timestamp,
+    }
+
+
+def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for source, target in (
+        ("input_tokens", "input"),
+        ("output_tokens", "output"),
+        ("cache_read_tokens", "cache_read"),
+        ("cache_write_tokens", "cache_write"),
+    ):
+        count = usage[source]
+        if not 0 <= count <= U64_MAX:
+            losses.add(f"{pointer}/{source}", "changed", "outside phi-core's u64: clamped")
+            count = min(max(count, 0), U64_MAX)
+        out[target] = count
+    for key, amount in usage["cost"].items():
+        if amount != 0 or math.copysign(1.0, amount) < 0:
+            losses.add(f"{pointer}/cost/{key}", "dropped", "phi-core usage has no cost")
+    return out
+
+
+def _stop_reason_to_phi(pointer: str, reason: str, losses: _Losses) -> str:
+    target, note = STOP_REASONS_TO_PHI[reason]
+    if note:
+        losses.add(pointer, "changed", note)
+    return target
+
+
+def _assistant_to_phi(
+    pointer: str,
+    message: dict[str, Any],
+    blocks: list[dict[str, Any]],
+    timestamp: int,
+    model: Any,
+    losses: _Losses,
+) -> dict[str, Any]:
+    model_id, provider_id = model if model else (None, None)
+    if not model_id or not provider_id:
+        losses.add(
+            pointer,
+            "invented",
+            "phi-core assistant messages name their model and provider; Operator-Use keeps them "
+            'in model_change entries: written as "" where unknown',
+        )
+    out = {
+        "role": "assistant",
+        "content": blocks,
+        "stopReason": _stop_reason_to_phi(f"{pointer}/stop_reason", message["stop_reason"], losses),
+        "model": model_id or "",
+        "provider": provider_id or "",
+        "usage": _usage_to_phi(f"{pointer}/usage", message["usage"], losses),
+        "timestamp": timestamp,
+    }
+    if message["error"]:
+        out["error_message"] = message["error"]
+    return out
