@@ -384,6 +384,16 @@ def generated(kind: Kind, fixtures: Path, folder: Path, megabytes: float) -> Pat
     return path
 
 
+def described(kind: Kind, path: Path) -> str:
+    """The input's file name and what it holds."""
+    if kind.layout == "document":
+        return f"{path.name}: one {kind.wire_type}"
+    lines = path.read_bytes().count(b"\n")
+    if kind.layout == "session-file":
+        return f"{path.name}: one {kind.wire_type} of {lines:,} lines"
+    return f"{path.name}: {lines:,} {kind.wire_type}s"
+
+
 # --- running the command and the baseline ----------------------------------------------------
 
 
@@ -434,6 +444,10 @@ class Case:
             "-o",
             str(output),
         ]
+
+    def shown(self) -> str:
+        """The command line, with IN and OUT for the paths."""
+        return shlex.join(["phi-wire", *self.arguments(Path("IN"), Path("OUT"))[:5]]) + " IN -o OUT"
 
     def command(self, source: Path, out: Path) -> Run:
         return run(COMMAND, *self.arguments(source, out))
@@ -663,6 +677,7 @@ def memory(
     )
     for kind, target in chosen:
         case = Case(kind, target)
+        print(f"  {case.name}: {case.shown()}")
         peaks: list[float] = []
         for megabytes in sizes:
             source = generated(kind, fixtures, folder, megabytes)
@@ -739,16 +754,18 @@ def main() -> None:
         f"{load()}"
     )
     cases = all_cases(args.only)
+    if args.memory_only:
+        cases = [case for case in cases if (case.kind.name, case.target) in MEMORY_CASES]
     with workspace(args.workdir) as place:
         os.environ["PHI_WIRE_CACHE_DIR"] = str(place.out / "cache")  # built by the first tries
         kinds = {case.kind.name: case.kind for case in cases}
+        sample_mb = args.library_mb or 0.5
+        samples = {
+            n: generated(k, args.fixtures, place.inputs, sample_mb) for n, k in kinds.items()
+        }
+        check_samples(samples, place.out)
+        try_cases(cases, samples, place.out)
         if not args.memory_only:
-            sample_mb = args.library_mb or 0.5
-            samples = {
-                n: generated(k, args.fixtures, place.inputs, sample_mb) for n, k in kinds.items()
-            }
-            check_samples(samples, place.out)
-            try_cases(cases, samples, place.out)
             started = time.perf_counter()
             inputs = {
                 name: generated(kind, args.fixtures, place.inputs, args.size_mb)
@@ -756,11 +773,10 @@ def main() -> None:
             }
             print(f"inputs in {place.inputs} ({time.perf_counter() - started:.0f} s to make):")
             for name, path in inputs.items():
-                print(f"  {name:24s} {mb(path):6.1f} MB  {path.name}")
+                print(f"  {name:24s} {mb(path):6.1f} MB  {described(kinds[name], path)}")
             print("cases (IN: the input above, OUT: a file in a scratch folder):")
             for case in cases:
-                shown = shlex.join(["phi-wire", *case.arguments(Path("IN"), Path("OUT"))[:5]])
-                print(f"  {case.name:40s} {shown} IN -o OUT")
+                print(f"  {case.name:40s} {case.shown()}")
             if args.repeat:
                 throughput(cases, inputs, place.out, args.repeat)
             if args.library_mb:
