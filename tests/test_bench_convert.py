@@ -3,8 +3,9 @@
 Each kind of input it makes from the corpora (phi-core messages, events and a session;
 clark-agent history and events; Operator-Use messages and a session file) is read by its own
 format's public ``loads`` as the type the benchmark converts it as, holds no two equal lines but
-those with nothing to vary (the copies' ids and timestamps differ), keeps its references (an Operator-Use session's entries
-each the child of the one before), and is made the same way every time.
+those with nothing to vary (the copies' ids and timestamps differ), keeps its references (an
+Operator-Use session's entries each the child of the one before), and is made the same way every
+time.
 """
 
 from __future__ import annotations
