@@ -12,10 +12,12 @@ recorded session's loops repeated, pretty as ``save_session`` writes it); clark-
 and event streams; Operator-Use message lines and one Operator-Use session file (a header, then
 the corpus's message, model and thinking-level entries chained one after the other). The corpus
 is repeated as often as the size needs, each copy with its ids and timestamps varied (an id's
-first eight hex digits moved, or a suffix; timestamps one hour later per copy), so that no two
-lines are the same and every reference (a tool result's call id, a parent id) still holds. The
-inputs go into ``--workdir`` (default: a temporary folder, removed at the end); there they are
-kept and reused by later runs of the same sizes.
+first eight hex digits moved, else the copy's number appended; timestamps one hour later per
+copy), so that no two lines are the same (but those with neither, ``{"type":"agent_start"}``)
+and every reference (a tool result's call id, a parent id) still holds. The inputs go into
+``--workdir`` (default: a temporary folder, removed at the end); there they are kept and reused
+by later runs of the same sizes. Each kind's ``--library-mb`` sample must pass ``phi-wire
+validate``.
 
 Cases. Every direction between phi-core, clark-agent and Operator-Use for every kind above
 (``phi-core messages -> clark-agent``...): the command as users run it, ``phi-wire convert --from
@@ -31,7 +33,8 @@ command's own words, and not timed. The peak RSS of each process is its own VmHW
 child before it exits: Linux carries ``ru_maxrss`` over exec, so ``wait4`` would report at least
 the benchmark's own peak). The machine's load average is printed with each round.
 
-Library path. ``phi_wire.convert.convert`` on models already loaded (no file I/O), on the
+Library path. ``phi_wire.convert.convert`` on models already loaded (no file I/O; a phi-core
+message list to Operator-Use: ``to_session_file``, as the command writes it), on the
 ``--library-mb`` sample of each input, in this process, beside the source format's ``loads`` per
 document, the target's ``dumps`` and ``json.loads`` + ``json.dumps`` per line, medians of
 interleaved rounds: where the command's time goes.
