@@ -402,15 +402,18 @@ def described(kind: Kind, path: Path) -> str:
 
 @dataclass
 class Run:
-    """One process: wall time, exit status, peak RSS (VmHWM), standard error."""
+    """One process: wall time, exit status, peak RSS (VmHWM), what it printed."""
 
     wall: float
     status: int
     rss_kb: int
+    stdout: str
     stderr: str
 
 
 def run(code: str, *arguments: str) -> Run:
+    """``code`` (``COMMAND`` or ``JSON_ROUND_TRIP``) in a fresh interpreter, this process's
+    garbage collected first."""
     gc.collect()
     start = time.perf_counter()
     result = subprocess.run(
@@ -419,7 +422,7 @@ def run(code: str, *arguments: str) -> Run:
     wall = time.perf_counter() - start
     peak = re.findall(r"peak_rss_kb (\d+)", result.stderr)
     stderr = re.sub(r"peak_rss_kb \d+\n?", "", result.stderr)
-    return Run(wall, result.returncode, int(peak[-1]) if peak else 0, stderr)
+    return Run(wall, result.returncode, int(peak[-1]) if peak else 0, result.stdout, stderr)
 
 
 @dataclass
@@ -482,13 +485,14 @@ def mb(path: Path) -> float:
     return path.stat().st_size / 1e6
 
 
-def check_samples(samples: dict[str, Path], out: Path) -> None:
+def check_samples(samples: dict[str, Path]) -> None:
     """Every generated sample is valid in its format, as ``phi-wire validate`` judges it."""
     for name, path in samples.items():
         kind = KINDS[name]
         result = run(COMMAND, "validate", "--format", kind.format, str(path))
         if result.status != 0:
-            raise SystemExit(f"the generated {name} is not valid:\n{result.stderr[-1500:]}")
+            said = (result.stdout + result.stderr)[-1500:]
+            raise SystemExit(f"the generated {name} ({path}) is not valid:\n{said}")
 
 
 def try_cases(cases: list[Case], samples: dict[str, Path], out: Path) -> None:
@@ -766,7 +770,7 @@ def main() -> None:
         samples = {
             n: generated(k, args.fixtures, place.inputs, sample_mb) for n, k in kinds.items()
         }
-        check_samples(samples, place.out)
+        check_samples(samples)
         try_cases(cases, samples, place.out)
         if not args.memory_only:
             started = time.perf_counter()
