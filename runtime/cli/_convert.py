@@ -177,7 +177,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
         progress = Progress(
             lambda: sum(_size(named.name) for named in inputs),
             sys.stderr,
-            not args.quiet and args.output_format == "text",
+            not args.quiet,
         )
         report = ConvertReport(
             output,
@@ -190,6 +190,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
         )
         for line in walk_errors:
             report.error(line)
+        progress.advance(0)  # the bar shows from the start (it moves as each input is done)
         try:
             for name, under in inputs:
                 try:
