@@ -68,7 +68,8 @@ more of input is converted.
 Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
 losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
-convert), a usage error, an output could not be written, or the run was interrupted (Ctrl-C).
+convert), a usage error, an output or the loss report could not be written (a short write is
+not a success), or the run was interrupted (Ctrl-C).
 Each error is one line on standard error, file:line: what is wrong.
 
 {SELECTION_HELP}
@@ -101,7 +102,10 @@ def add_convert(commands: Any) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="a file (one input), a folder, or - for stdout (default: stdout, one input only)",
+        help=(
+            "a file (one input; NAME.gz: gzipped), a folder (FOLDER/: several inputs need one), "
+            "or - for stdout (default: stdout, one input only)"
+        ),
     )
     convert.add_argument(
         "--fail-on-loss",

@@ -164,6 +164,10 @@ class ConvertReport:
 
     def _record(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a key's escape): written as JSON's escape
+            line = json.dumps(record)
         if self.file is not None:
             try:
                 self.file.write(line + "\n")
