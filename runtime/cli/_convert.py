@@ -22,8 +22,10 @@ from ._shared import (
     add_selection,
 )
 
-if TYPE_CHECKING:
-    from phi_wire.convert import AtomicFile
+if TYPE_CHECKING:  # imported when the command runs, not at every start-up
+    from phi_wire.convert import AtomicFile, Converted, Outputs
+
+    from ._convert_report import ConvertReport
 
 CONVERT_HELP = f"""\
 Convert stored documents from one format to another, saying what is lost on the way.
@@ -134,15 +136,7 @@ def add_convert(commands: Any) -> None:
 
 
 def run_convert(args: argparse.Namespace, output: Output) -> int:
-    from phi_wire.convert import (
-        ConvertError,
-        OutputRefused,
-        convert_input,
-        inputs_named,
-        plan_outputs,
-        read_input,
-        write_atomically,
-    )
+    from phi_wire.convert import OutputRefused, inputs_named, plan_outputs
 
     from ._convert_report import ConvertReport
 
@@ -197,36 +191,10 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
         progress.advance(0)  # the bar shows from the start (it moves as each input is done)
         try:
             for name, under in inputs:
-                try:
-                    converted = convert_input(read_input(name), args.source, args.target)
-                except ConvertError as error:
-                    report.error(str(error))
-                    progress.advance(_size(name))
-                    continue
-                target = outputs.path_for(name, under, converted.lines)
-                if target is None:
-                    output.text(converted.text)
-                    written = "-"
-                else:
-                    if _identity(target) in inputs_seen:
-                        report.error(
-                            f"{target}: the output would overwrite the input: not written", name
-                        )
-                        progress.advance(_size(name))
-                        continue
-                    output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
-                    try:
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        write_atomically(target, [converted.text])
-                    except OSError as error:
-                        report.error(
-                            f"{target}: cannot write ({error.strerror or error}): not written", name
-                        )
-                        progress.advance(_size(name))
-                        continue
-                    written = str(target)
-                progress.advance(_size(name))
-                report.converted(name, converted, written)
+                done = _convert_one(name, under, args, outputs, inputs_seen, output, report)
+                progress.advance(_size(name))  # before the note: the bar is cleared for it
+                if done is not None:
+                    report.converted(name, *done)
         finally:
             progress.close()
         lost = report.with_losses
@@ -234,6 +202,42 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
         status = report.finish(status, args.fail_on_loss, time.perf_counter() - started)
         output.flush()
     return status
+
+
+def _convert_one(
+    name: str,
+    under: str | None,
+    args: argparse.Namespace,
+    outputs: Outputs,
+    inputs_seen: set[tuple[int, int]],
+    output: Output,
+    report: ConvertReport,
+) -> tuple[Converted, str] | None:
+    """One input read, converted and written where ``outputs`` says: what was converted and
+    where it went (``-``: standard output), or None when something went wrong, said in one
+    line of the report (the run goes on with the next input)."""
+    from phi_wire.convert import ConvertError, convert_input, read_input, write_atomically
+
+    try:
+        converted = convert_input(read_input(name), args.source, args.target)
+    except ConvertError as error:
+        report.error(str(error))
+        return None
+    target = outputs.path_for(name, under, converted.lines)
+    if target is None:
+        output.text(converted.text)
+        return converted, "-"
+    if _identity(target) in inputs_seen:
+        report.error(f"{target}: the output would overwrite the input: not written", name)
+        return None
+    output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, [converted.text])
+    except OSError as error:
+        report.error(f"{target}: cannot write ({error.strerror or error}): not written", name)
+        return None
+    return converted, str(target)
 
 
 def _identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:
