@@ -30,9 +30,9 @@ def write_all(write: Callable[[memoryview], int | None], data: bytes) -> None:
     while view:
         taken = write(view)
         if taken is None:
-            raise OSError(errno.EAGAIN, "the output cannot take more now (non-blocking)")
+            raise OSError(errno.EAGAIN, "it can take no more now: non-blocking")
         if taken <= 0:
-            raise OSError(errno.ENOSPC, "the output took no more bytes (no space left?)")
+            raise OSError(errno.ENOSPC, "it took no more bytes: no space left?")
         view = view[taken:]
 
 

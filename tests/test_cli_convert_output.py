@@ -110,10 +110,12 @@ def test_a_write_that_takes_nothing_fails_instead_of_spinning(taken: int | None)
     raw = TakesNothing(taken)
     stdout = io.TextIOWrapper(raw, encoding="utf-8")  # type: ignore[arg-type]
     output = Output(stdout, io.StringIO())
-    with pytest.raises(OutputFailed):
+    with pytest.raises(OutputFailed) as failed:
         output.text("converted data\n" * 1000)
         output.flush()
     assert raw.calls < 10
+    said = "it took no more bytes: no space left?" if taken == 0 else "it can take no more now"
+    assert str(failed.value).startswith(f"cannot write the output ({said}")
 
 
 def test_write_all_completes_short_writes() -> None:
