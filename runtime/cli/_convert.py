@@ -1,16 +1,31 @@
-"""``phi-wire convert``: its help, options, the run and its losses on standard error."""
+"""``phi-wire convert``: its help, options, and the run: where the outputs go (settled before
+anything is written), each input converted and written, the report (``_convert_report``)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import sys
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from phi_wire.formats import FORMATS
-from phi_wire.validate import (
-    display_name,
+
+from ._shared import (
+    SELECTION_HELP,
+    Output,
+    ParagraphsFormatter,
+    Progress,
+    UsageError,
+    add_selection,
 )
 
-from ._shared import SELECTION_HELP, Output, ParagraphsFormatter, UsageError, add_selection, plural
+if TYPE_CHECKING:  # imported when the command runs, not at every start-up
+    from phi_wire.convert import AtomicFile, Converted, Outputs
+
+    from ._convert_report import ConvertReport
 
 CONVERT_HELP = f"""\
 Convert stored documents from one format to another, saying what is lost on the way.
@@ -30,21 +45,33 @@ each step's losses point into its own input). Outputs are written as the target 
 document per input document, a list as JSONL (a list of messages converted to Operator-Use as a
 session file: a fresh header, one message entry per message).
 
-Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE; -o
-FOLDER (an existing folder, or any -o with several inputs or a folder: created if need be) writes
-each input's output into it, named after the input with the target format before its suffix
-(history.jsonl, --to phi-core: history.phi-core.jsonl); a file found under a folder named keeps its
-path under it (a/history.jsonl: a/history.phi-core.jsonl). Every file is written to a temporary file
-beside it and renamed over it when complete: a failed run never leaves a partial file.
+Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE
+(gzip-compressed when its name ends .gz); -o FOLDER/ (a name ending with /, or an existing folder;
+created if need be) writes each input's output into it, named after the input with the target
+format before its suffix (history.jsonl, --to phi-core: history.phi-core.jsonl); a file found under
+a folder named keeps its path under it (a/history.jsonl: a/history.phi-core.jsonl). Several inputs,
+or a folder, need a folder: -o with a file's name (.json, .jsonl, .ndjson, .gz, or an existing
+file) is refused; any other name is taken as a folder. Two inputs whose outputs would have one
+name (a/h.jsonl and b/h.jsonl into one folder) are refused before anything is written. Every file
+is written to a temporary file beside it and renamed over it when complete: a failed run never
+leaves a partial file. A symbolic link is written through (the file it points to is replaced,
+the link stays; a loop of links is refused); a new file's mode follows the umask, a file written
+over keeps its mode.
 
 Losses: each conversion's losses are summarised on standard error, counted by kind (dropped: the
 target has no place for it; invented: the target needs a value the source lacks; changed: kept,
 not exactly) and reason; -v lists each one's file:line and JSON pointer into that line's document.
+--output-format json writes them instead as JSON records on standard output (then -o names where
+the converted data goes), one per loss (file, line, pointer, kind, reason), one per error (kind
+"error"), one per input converted, then a summary; --loss-report FILE writes the same records to
+FILE, whole once the run ends. On a terminal, a progress bar shows on standard error while 8 MB or
+more of input is converted.
 
 Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
 losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
-convert), a usage error, an output could not be written, or the run was interrupted (Ctrl-C).
+convert), a usage error, an output or the loss report could not be written (a short write is
+not a success), or the run was interrupted (Ctrl-C).
 Each error is one line on standard error, file:line: what is wrong.
 
 {SELECTION_HELP}
@@ -77,7 +104,10 @@ def add_convert(commands: Any) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="a file (one input), a folder, or - for stdout (default: stdout, one input only)",
+        help=(
+            "a file (one input; NAME.gz: gzipped), a folder (FOLDER/: several inputs need one), "
+            "or - for stdout (default: stdout, one input only)"
+        ),
     )
     convert.add_argument(
         "--fail-on-loss",
@@ -90,102 +120,168 @@ def add_convert(commands: Any) -> None:
     convert.add_argument(
         "--quiet", action="store_true", help="no summary of the losses (errors are still said)"
     )
+    convert.add_argument(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default: on standard error), or one JSON record per line on standard output",
+    )
+    convert.add_argument(
+        "--loss-report",
+        metavar="FILE",
+        help="also write the losses and errors as JSON records to FILE (whole, at the end)",
+    )
     add_selection(convert)
     convert.set_defaults(run=run_convert)
 
 
 def run_convert(args: argparse.Namespace, output: Output) -> int:
-    from pathlib import Path
+    from phi_wire.convert import OutputRefused, inputs_named, plan_outputs
 
-    from phi_wire.convert import (
-        ConvertError,
-        convert_input,
-        inputs_named,
-        output_name,
-        read_input,
-        write_atomically,
-    )
+    from ._convert_report import ConvertReport
 
-    inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
-    several = len(args.inputs) > 1 or any(named.under is not None for named in inputs)
-    destination = args.output
-    folder: Path | None = None
-    if destination is not None and destination != "-":
-        if several or Path(destination).is_dir():
-            folder = Path(destination)
-    elif several:
-        what = "several inputs need" if len(args.inputs) > 1 else "a folder of inputs needs"
-        raise UsageError(f"{what} -o FOLDER (where their outputs go)")
+    started = time.perf_counter()
     if args.inputs.count("-") > 1:
         raise UsageError("standard input (-) can be read once only")
-    if folder is not None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise UsageError(f"{folder}: cannot create the folder ({error.strerror})") from None
-    for line in walk_errors:
-        output.note(line)
-    errors = len(walk_errors)
-    lost = 0
-    for name, under in inputs:
-        try:
-            converted = convert_input(read_input(name), args.source, args.target)
-        except ConvertError as error:
-            output.note(str(error))
-            errors += 1
-            continue
-        if folder is not None:
-            target = output_name(name, args.target, converted.lines, folder, under)
-        elif destination not in (None, "-"):
-            target = Path(destination)
-        else:
-            target = None
-        if target is None:
-            output.text(converted.text)
-            written = "standard output"
-        else:
-            if name != "-" and target.resolve() == Path(name).resolve():
-                output.note(f"{name}: the output would overwrite the input: not written")
-                errors += 1
-                continue
-            output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
+    inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
+    folder_named = any(name != "-" and os.path.isdir(name) for name in args.inputs)
+    several = len(args.inputs) > 1 or folder_named
+    to_standard_output = args.output in (None, "-")
+    if several and to_standard_output:
+        what = "several inputs need" if len(args.inputs) > 1 else "a folder of inputs needs"
+        raise UsageError(f"{what} -o FOLDER (where their outputs go)")
+    if args.output_format == "json" and to_standard_output:
+        raise UsageError(
+            "--output-format json writes the report on standard output: name where the converted "
+            "data goes with -o"
+        )
+    try:
+        outputs = plan_outputs(
+            [(named.name, named.under) for named in inputs], several, args.output, args.target
+        )
+    except OutputRefused as error:
+        raise UsageError(str(error)) from None
+    names = [*args.inputs, *(named.name for named in inputs)]
+    inputs_seen = {found for found in map(_identity, names) if found is not None}
+    loss_file = _loss_report_file(args.loss_report, inputs_seen, outputs.file)
+    with loss_file if loss_file is not None else nullcontext():
+        if outputs.folder is not None:
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                write_atomically(target, [converted.text])
+                outputs.folder.mkdir(parents=True, exist_ok=True)
             except OSError as error:
-                output.note(f"{target}: cannot write ({error.strerror or error}): not written")
-                errors += 1
-                continue
-            written = str(target)
-        lost += bool(converted.losses)
-        if not args.quiet:
-            report_losses(name, converted, written, args.verbose, output)
-    output.flush()
-    if errors:
-        return 2
-    return 1 if args.fail_on_loss and lost else 0
+                raise UsageError(
+                    f"{outputs.folder}: cannot create the folder ({error.strerror})"
+                ) from None
+        progress = Progress(
+            lambda: sum(_size(named.name) for named in inputs),
+            sys.stderr,
+            not args.quiet,
+        )
+        report = ConvertReport(
+            output,
+            json=args.output_format == "json",
+            verbose=args.verbose,
+            quiet=args.quiet,
+            file=loss_file,
+            names=names,
+            before_note=progress.close,
+        )
+        for line in walk_errors:
+            report.error(line)
+        progress.advance(0)  # the bar shows from the start (it moves as each input is done)
+        try:
+            for name, under in inputs:
+                done = _convert_one(name, under, args, outputs, inputs_seen, output, report)
+                progress.advance(_size(name))  # before the note: the bar is cleared for it
+                if done is not None:
+                    report.converted(name, *done)
+        finally:
+            progress.close()
+        lost = report.with_losses
+        status = 2 if report.errors else 1 if args.fail_on_loss and lost else 0
+        status = report.finish(status, args.fail_on_loss, time.perf_counter() - started)
+        output.flush()
+    return status
 
 
-def report_losses(name: str, converted: Any, written: str, verbose: bool, output: Output) -> None:
-    """The losses of one input on standard error: counted by kind and reason (``verbose``: each
-    one's ``file:line /pointer`` too)."""
-    losses = converted.losses
-    read = plural(converted.documents, "document")
-    if converted.entries:
-        read = f"a session file of {plural(converted.entries, 'entry', 'entries')}"
-    what = (
-        f"{display_name(name)}: {converted.source} -> {converted.target}, {read}, "
-        f"written to {written}: "
-    )
-    if not losses:
-        output.note(what + "nothing lost")
-        return
-    output.note(what + plural(len(losses), "loss", "losses"))
-    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for where, loss in losses:
-        groups.setdefault((loss.kind, loss.reason), []).append((where, loss.pointer))
-    for (kind, reason), places in sorted(groups.items(), key=lambda item: -len(item[1])):
-        output.note(f"  {len(places):,} {kind}: {reason}")
-        if verbose:
-            for where, pointer in places:
-                output.note(f"    {display_name(where)} {pointer or '/'}")
+def _convert_one(
+    name: str,
+    under: str | None,
+    args: argparse.Namespace,
+    outputs: Outputs,
+    inputs_seen: set[tuple[int, int]],
+    output: Output,
+    report: ConvertReport,
+) -> tuple[Converted, str] | None:
+    """One input read, converted and written where ``outputs`` says: what was converted and
+    where it went (``-``: standard output), or None when something went wrong, said in one
+    line of the report (the run goes on with the next input)."""
+    from phi_wire.convert import ConvertError, convert_input, read_input, write_atomically
+
+    try:
+        converted = convert_input(read_input(name), args.source, args.target)
+    except ConvertError as error:
+        report.error(str(error))
+        return None
+    target = outputs.path_for(name, under, converted.lines)
+    if target is None:
+        output.text(converted.text)
+        return converted, "-"
+    if _identity(target) in inputs_seen:
+        report.error(f"{target}: the output would overwrite the input: not written", name)
+        return None
+    output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, [converted.text])
+    except OSError as error:
+        report.error(f"{target}: cannot write ({error.strerror or error}): not written", name)
+        return None
+    return converted, str(target)
+
+
+def _identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """The file a name stands for (device, inode), its links followed; None when there is none
+    (or it cannot be looked at: a loop of links, a name that is no file's)."""
+    if name == "-":
+        return None
+    try:
+        found = os.stat(name)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _size(name: str) -> int:
+    """The bytes of an input file (as stored: gzip compressed); 0 for standard input."""
+    if name == "-":
+        return 0
+    try:
+        return os.stat(name).st_size
+    except OSError:
+        return 0
+
+
+def _loss_report_file(
+    name: str | None, inputs: set[tuple[int, int]], output_file: Path | None
+) -> AtomicFile | None:
+    """The ``--loss-report`` file, opened (written whole at the end); a usage error when it
+    cannot be, or would be an input or the output."""
+    from phi_wire.convert import AtomicFile
+
+    if name is None:
+        return None
+    if name == "-":
+        raise UsageError(
+            "--loss-report names a file; --output-format json reports on standard output"
+        )
+    if _identity(name) in inputs or (
+        output_file is not None and os.path.abspath(name) == os.path.abspath(output_file)
+    ):
+        raise UsageError(f"{name}: the loss report would overwrite an input or the output")
+    try:
+        return AtomicFile(name)
+    except OSError as error:
+        raise UsageError(
+            f"{name}: cannot write the loss report ({error.strerror or error})"
+        ) from None

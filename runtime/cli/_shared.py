@@ -9,16 +9,14 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import TextIO
 
 from phi_wire.formats import FORMATS, UnknownVersion, find
-from phi_wire.validate import (
-    Validation,
-    default_version,
-)
+from phi_wire.output import printable, write_all
+from phi_wire.validate import default_version
 
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
@@ -116,7 +114,8 @@ class Output:
                     reconfigure(errors="backslashreplace")
 
     def line(self, text: str) -> None:
-        self.text(text + "\n")
+        """A line of the report on standard output (names that are not UTF-8 as ``\\xe9``)."""
+        self.text(printable(text) + "\n")
 
     def text(self, text: str) -> None:
         """Text on standard output as it is (a converted file)."""
@@ -152,9 +151,10 @@ class Output:
             raise self._failed(error) from None
 
     def _put(self, out: TextIO, text: str) -> None:
-        """``text`` on ``out``, through its byte layer when it has one: a pipe closed part-way
-        through a large write takes only part of it, a short write that ``TextIOWrapper``
-        ignores (the rest was lost, silently); here the next write raises ``BrokenPipeError``."""
+        """``text`` on ``out``, through its byte layer when it has one, every write's count
+        checked (``phi_wire.output.write_all``): a pipe closed part-way through a large write,
+        or a disk that fills, takes only part of it, a short write that ``TextIOWrapper``
+        ignores (the rest was lost, silently); here the rest is written again, and fails."""
         buffer = getattr(out, "buffer", None)
         if buffer is None:
             out.write(text)
@@ -162,9 +162,7 @@ class Output:
         if not self._bytes_only:  # what the text layer may hold goes first
             out.flush()
             self._bytes_only = True
-        data = memoryview(text.encode(out.encoding, out.errors or "strict"))
-        while data:
-            data = data[buffer.write(data) :]
+        write_all(buffer.write, text.encode(out.encoding, out.errors or "strict"))
 
     def settle(self) -> None:
         """Deliver what is buffered if it can be, at the end of a run that failed already."""
@@ -172,11 +170,12 @@ class Output:
             self.flush()
 
     def note(self, text: str) -> None:
-        """A line on standard error (a failure there is ignored: there is nowhere left to say)."""
+        """A line on standard error (a failure there is ignored: there is nowhere left to say);
+        names that are not UTF-8 as ``\\xe9``, as everywhere (``phi_wire.output.printable``)."""
         if self.err is None:  # started with standard error closed (``2>&-``)
             return
         try:
-            self.err.write(f"phi-wire: {text}\n")
+            self.err.write(f"phi-wire: {printable(text)}\n")
             self.err.flush()
         except (OSError, ValueError):
             pass
@@ -201,15 +200,19 @@ class Output:
 
 
 class Progress:
-    """A one-line progress display on a terminal's standard error; silent otherwise (and from
-    the first failure to write it on)."""
+    """A one-line progress display on a terminal's standard error, for inputs of
+    ``PROGRESS_MIN_BYTES`` or more; silent otherwise (and from the first failure to write it
+    on). ``total_bytes`` is asked only on a terminal (validate's reads each gzip's trailer)."""
 
-    def __init__(self, run: Validation, stream: TextIO | None, enabled: bool) -> None:
+    def __init__(
+        self, total_bytes: Callable[[], int], stream: TextIO | None, enabled: bool
+    ) -> None:
         self.done = 0
         self.stream = stream
         self.enabled = enabled and stream is not None and stream.isatty()
-        self.total = run.total_bytes if self.enabled else 0  # (reads each gzip's trailer)
+        self.total = total_bytes() if self.enabled else 0
         self.enabled = self.enabled and self.total >= PROGRESS_MIN_BYTES
+        self.shown = False
 
     def advance(self, size: int) -> None:
         self.done += size
@@ -219,14 +222,18 @@ class Progress:
             self._show(f"\r[{bar:<30}] {share:4.0%} {self.done / 1e6:8.1f} MB")
 
     def close(self) -> None:
-        if self.enabled:
+        """Clear the line (a note written next starts on an empty line; ``advance`` draws the
+        bar again)."""
+        if self.enabled and self.shown:
             self._show("\r" + " " * 60 + "\r")
+            self.shown = False
 
     def _show(self, text: str) -> None:
         try:
             assert self.stream is not None  # enabled only with a stream
             self.stream.write(text)
             self.stream.flush()
+            self.shown = True
         except (OSError, ValueError):  # the terminal went away: the run goes on without it
             self.enabled = False
 

@@ -189,7 +189,7 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     started = time.perf_counter()
-    progress = Progress(run, sys.stderr, not args.quiet)
+    progress = Progress(lambda: run.total_bytes, sys.stderr, not args.quiet)
     run.on_progress = progress.advance
     reported = 0
     stopped = False

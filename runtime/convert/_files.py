@@ -28,20 +28,19 @@ import gzip
 import io
 import os
 import sys
-import tempfile
 import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import suppress
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from phi_wire.errors import WireError
 from phi_wire.formats import FORMATS, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 
+from ._outputs import output_name
 from ._route import convert, to_session_file
 from ._types import Conversion, Loss, UnsupportedConversion
+from ._write import write_atomically
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -167,18 +166,19 @@ def read_input(name: str) -> Input:
     return Input(name, data, True, documents)
 
 
-def _parsed(source: Input, line: int, text: bytes) -> Any:
+def _parsed(source: Input, line: int, text: bytes, format: str | None = None) -> Any:
     try:
         return parse(text)
-    except (ValueError, RecursionError) as error:
-        where = getattr(error, "lineno", 1) + line - 1
-        message = getattr(error, "msg", str(error))
-        raise ConvertError(f"{source.name}:{where}: invalid JSON: {message}") from None
+    except (ValueError, RecursionError):
+        from ._wording import not_json  # validate's words, with line and column
+
+        within, message = not_json(text, format)
+        raise ConvertError(f"{source.name}:{line + within - 1}: {message}") from None
 
 
 def _recognised(source: Input, given: str | None) -> Recognised:
     """The format (and, for a session file, the type) of an input: given, or recognised."""
-    parsed = [_parsed(source, line, text) for line, text in source.documents[:64]]
+    parsed = [_parsed(source, line, text, given) for line, text in source.documents[:64]]
     found = recognise_lines(parsed) if source.lines else recognise(parsed[0])
     if given is not None:
         session = (
@@ -204,12 +204,14 @@ def _recognised(source: Input, given: str | None) -> Recognised:
 def _problem(source: Input, line: int, text: bytes, error: WireError, format: str) -> ConvertError:
     """One line naming the file, the line and the first problem (its JSON pointer), in the words
     ``phi-wire validate`` uses (a lone surrogate escape named as such)."""
-    from phi_wire.validate import explained, line_of
+    from phi_wire.validate import line_of
+
+    from ._wording import rejected
 
     where = line + (error.line - 1 if error.line else 0)
     if not error.line and not source.lines and error.pointer:
         where = line_of(text.decode("utf-8", "replace"), error.pointer)
-    message = explained(str(error), text, serde=format != "operator-use")
+    message = rejected(error, text, format)
     return ConvertError(f"{source.name}:{where}: {message}")
 
 
@@ -236,7 +238,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         return session, lines, losses
     values = []
     for line, text in source.documents:
-        document = _parsed(source, line, text)
+        document = _parsed(source, line, text, format)
         tp = _wire_type(module, type_in(format, document))
         try:
             values.append(module.loads(tp, text))
@@ -304,37 +306,3 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
         return Converted(recognised.format, target, text, losses, 1, jsonl, len(value))
     count = len(value) if source.lines else 1
     return Converted(recognised.format, target, text, losses, count, jsonl)
-
-
-def output_name(
-    source: str, target: str, jsonl: bool, folder: Path, under: str | None = None
-) -> Path:
-    """Where an input's output goes in a folder: its name with the target format before the
-    suffix (``history.jsonl`` -> ``history.phi-core.jsonl``); stdin is ``stdin``; a file found
-    under a folder named keeps its path under it (``under``: ``a/history.jsonl`` ->
-    ``a/history.phi-core.jsonl``)."""
-    base = "stdin" if source == "-" else Path(source).name
-    for suffix in (".gz", ".jsonl", ".ndjson", ".json"):
-        base = base.removesuffix(suffix)
-    if under is not None:
-        folder = folder / Path(under).parent
-    return folder / f"{base}.{target}.{'jsonl' if jsonl else 'json'}"
-
-
-def write_atomically(path: Path, chunks: Iterator[str] | list[str]) -> None:
-    """Write ``chunks`` to ``path``: into a temporary file in the same folder, flushed to disk,
-    then renamed over ``path``; if anything fails, the temporary file is removed and ``path``
-    is untouched (``OSError`` or whatever the chunks raised goes to the caller)."""
-    folder = path.parent
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            for chunk in chunks:
-                out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(temporary)
-        raise

@@ -62,7 +62,7 @@ from ._records import (
 )
 from ._select import Selection
 from ._walk import DOCUMENT, LINES, SKIPPED_FOLDERS, Walk, named_layout
-from ._wording import explained
+from ._wording import byte_order_mark, explained
 
 __all__ = [
     "AUTO",
@@ -87,6 +87,7 @@ __all__ = [
     "UnknownType",
     "Validation",
     "Walk",
+    "byte_order_mark",
     "default_jobs",
     "default_version",
     "detect",

@@ -49,6 +49,7 @@ from ._records import (
     Verdict,
 )
 from ._walk import DOCUMENT, LINES, named_layout
+from ._wording import BOM
 
 __all__ = [
     "BLOCK_BYTES",
@@ -72,7 +73,6 @@ BLOCK_BYTES = 4 * 1024 * 1024
 RAW_BLOCK_BYTES = 1024 * 1024
 """Compressed bytes read at a time from a gzip file."""
 GZIP_MAGIC = b"\x1f\x8b"
-BOM = b"\xef\xbb\xbf"
 _BLANKS = b" \t\r\n"
 _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 

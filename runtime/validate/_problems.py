@@ -14,7 +14,7 @@ from phi_wire.recognise import (
 )
 
 from ._formats import Reader
-from ._inputs import BOM, Chunk
+from ._inputs import Chunk
 from ._locate import lines_of
 from ._records import (
     HOME_FORMAT,
@@ -22,7 +22,7 @@ from ._records import (
     Record,
     Settings,
 )
-from ._wording import explained
+from ._wording import byte_order_mark, explained
 
 
 def _record(own: Reader, chunk: Chunk, line: int, **fields: Any) -> Record:
@@ -90,10 +90,8 @@ def _rejected(
     settings: Settings,
 ) -> list[Record]:
     """The records of a document ``loads`` rejected."""
-    if raw.startswith(BOM) and own.exact:
-        message = (
-            f"a UTF-8 byte order mark precedes the document; {own.format} (serde_json) rejects it"
-        )
+    message = byte_order_mark(raw, own.format, own.exact)
+    if message is not None:
         return [_record(own, chunk, line, pointer="", type=name, variant="", message=message)]
     label = ""
     if own.format == HOME_FORMAT and name == "AgentMessage" and error.line is None:

@@ -7,9 +7,9 @@ file and the ``Tally`` of the whole run.
 from __future__ import annotations
 
 import json
-import os
 from typing import NamedTuple
 
+from phi_wire.output import printable
 from phi_wire.recognise import Recognised
 
 __all__ = [
@@ -59,12 +59,9 @@ class InputError(Exception):
 
 def display_name(name: str) -> str:
     """A file name as it can be printed anywhere: bytes that are not UTF-8 (which Python keeps as
-    lone surrogates) are written as ``\\xe9`` escapes rather than failing the output."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return os.fsencode(name).decode("utf-8", "backslashreplace")
-    return name
+    lone surrogates) are written as ``\\xe9`` escapes rather than failing the output: one naming
+    for every command (``phi_wire.output.printable``)."""
+    return printable(name)
 
 
 class Record(NamedTuple):

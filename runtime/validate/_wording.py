@@ -9,13 +9,18 @@ what phi-core says), with the real problem named before them.
   escape at line 1 column 145)``.
 * "invalid unicode code point" for bytes that are not UTF-8 (its words cover a bad escape too):
   said as such when the text is not UTF-8.
+* A UTF-8 byte order mark before the document: serde_json says "expected value at line 1 column
+  1"; said as a byte order mark (``byte_order_mark``), by validate and convert alike.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["explained", "lone_surrogates"]
+__all__ = ["BOM", "byte_order_mark", "explained", "lone_surrogates"]
+
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark, which serde_json rejects before a document."""
 
 _NOT_UTF8 = "invalid unicode code point"
 """serde_json's words for a string that is not UTF-8 (where it reads the string in full)."""
@@ -25,6 +30,15 @@ _SURROGATE_WORDS = re.compile(
 )
 _ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 """A backslash escape of a JSON string (``\\\\`` is one: what follows it is no escape)."""
+
+
+def byte_order_mark(raw: bytes, format: str, serde: bool = True) -> str | None:
+    """The words for a document ``raw`` that a byte order mark precedes, which ``format``
+    rejects (``serde``: it reads with serde_json; Operator-Use's pydantic reader says its own
+    words, which stand); None when there is none."""
+    if not serde or not raw.startswith(BOM):
+        return None
+    return f"a UTF-8 byte order mark precedes the document; {format} (serde_json) rejects it"
 
 
 def lone_surrogates(raw: bytes) -> list[tuple[int, str]]:
