@@ -10,6 +10,8 @@ per format and version, over that version's public module (``phi_wire.formats``)
 * Operator-Use reads as its pydantic reader does (lax); a whole session file is one
   ``SessionFile`` document whose skipped lines are its problems; the problems listed are capped
   here, as its codec lists them all.
+* OpenTelemetry GenAI reads as the official schema judges (its codec lists every problem, capped
+  here too); its documents' types are the ones their shape has, ``InputMessages`` when none.
 
 A type may be ``list[T]``: a JSON array of ``T`` (``phi_wire.recognise`` names such arrays).
 """
@@ -38,8 +40,10 @@ class Reader:
         self.format = entry.format
         self.version = entry.version
         self.label = entry.label
-        self.exact = self.format != "operator-use"
+        self.exact = self.format in ("phi-core", "clark-agent")
         """Read by the serde codec (which caps its own work on an invalid document)."""
+        self.own_strict = self.format == "otel-genai"
+        """--strict asks the module's ``strict_problems`` (the conventions beyond the schema)."""
         self.fallback_type = FALLBACK_TYPES[self.format]
         """The type a document is judged as when nothing in it names one."""
         self._entry = entry
