@@ -249,7 +249,11 @@ def type_in(format: str, document: Any) -> str:
     """The wire type ``document`` (parsed JSON) is judged as in ``format`` (one phi-wire
     speaks): phi-core's detection (``phi_core.detect_type``), the other formats' shape, or their
     fallback type (``FALLBACK_TYPES``). An array of objects of one type is ``list[<type>]``
-    (phi-core: only when every item is a message or an event)."""
+    (phi-core: only when every item is a message or an event), but in a format whose documents
+    are arrays (``ARRAYS_ARE_DOCUMENTS``: OpenTelemetry GenAI's) the document type it claims."""
+    claimed = _CLAIMS[format](document)
+    if claimed is not None and getattr(_RECOGNISERS[format], "ARRAYS_ARE_DOCUMENTS", False):
+        return claimed[0]
     if isinstance(document, list) and document:
         items = {_item_type(format, item) for item in document[:LIST_ITEMS_CHECKED]}
         if len(items) == 1 and None not in items:
@@ -257,8 +261,7 @@ def type_in(format: str, document: Any) -> str:
     type_of: Callable[[Any], str] | None = getattr(_RECOGNISERS[format], "type_of", None)
     if type_of is not None:
         return type_of(document)
-    found = _CLAIMS[format](document)
-    return found[0] if found is not None else FALLBACK_TYPES[format]
+    return claimed[0] if claimed is not None else FALLBACK_TYPES[format]
 
 
 def names_type(format: str, document: Any) -> bool:

@@ -42,8 +42,7 @@ class Reader:
         self.label = entry.label
         self.exact = self.format in ("phi-core", "clark-agent")
         """Read by the serde codec (which caps its own work on an invalid document)."""
-        self.own_strict = self.format == "otel-genai"
-        """--strict asks the module's ``strict_problems`` (the conventions beyond the schema)."""
+
         self.fallback_type = FALLBACK_TYPES[self.format]
         """The type a document is judged as when nothing in it names one."""
         self._entry = entry
@@ -56,6 +55,12 @@ class Reader:
         if self._module is None:
             self._module = self._entry.load()
         return self._module
+
+    @property
+    def own_strict(self) -> bool:
+        """--strict asks the module's ``strict_problems`` (OpenTelemetry GenAI: the conventions
+        beyond the official schema) instead of comparing the document with what it writes."""
+        return hasattr(self.module, "strict_problems")
 
     def type_name(self, raw: bytes, document: Any = None) -> str:
         """The wire type a document is judged as (``document``: ``raw`` parsed, if it was):

@@ -21,7 +21,7 @@ from typing import Any
 
 from phi_wire.formats.shapes import tag_of
 
-__all__ = ["FALLBACK", "PART_TYPES", "claim", "recognise"]
+__all__ = ["ARRAYS_ARE_DOCUMENTS", "FALLBACK", "PART_TYPES", "claim", "recognise"]
 
 Claim = tuple[str, bool]
 
@@ -43,6 +43,10 @@ _CHECKED = 64
 """The items of an array looked at."""
 _UNWRAPPED_AT_MOST = 16 * 1024 * 1024
 """A JSON string longer than this is not unwrapped to be recognised (``loads`` still reads it)."""
+
+ARRAYS_ARE_DOCUMENTS = True
+"""Each of the conventions' documents is an array: an array is judged as the document it looks
+like (``InputMessages``), not as a list of its items."""
 
 FALLBACK = "InputMessages"
 """A document whose shape names none is judged as input messages (the commonest attribute)."""
