@@ -99,7 +99,7 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     text = _decode(data, name)
     document, inner, wrapped = read_document(text, name)
     try:
-        value = adapter(tp).validate_json(inner, context=READING)
+        value = _validated(tp, inner, document)
     except ValidationError as error:
         problems = problems_of(error, document)
         raise WireError(name, problems[0].pointer, problems[0].message, problems=problems) from None
@@ -110,6 +110,20 @@ def loads(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
     for model in _top_models(value):
         model.set_wire_layout(layout)
     return value
+
+
+def _validated(tp: Any, text: str, document: Any) -> Any:
+    """The value of ``text`` as ``tp``. pydantic's JSON parser refuses what Python's ``json``
+    (the emitters' writer, and the official schema's reader) takes: a lone surrogate escape
+    (``"\\ud800"``); such a document is validated as the value Python parsed (a role or a
+    modality then reads as a string, not as the enum's member)."""
+    validator = adapter(tp)
+    try:
+        return validator.validate_json(text, context=READING)
+    except ValidationError as error:
+        if any(item["type"] != "json_invalid" for item in error.errors(include_url=False)):
+            raise
+    return validator.validate_python(document, context=READING)
 
 
 def _layout_of_text(document: Any, text: str) -> Layout:
