@@ -19,6 +19,7 @@ import phi_wire.clark_agent as clark
 import phi_wire.operator_use as ou
 import phi_wire.operator_use_d1cdaad8 as ou1
 import phi_wire.otel_genai as otel
+import phi_wire.otel_genai_2b902ce1 as otel_pinned
 import phi_wire.otel_genai_2026_05 as otel5
 import phi_wire.v0_8 as v8
 import phi_wire.v0_10 as v10
@@ -66,8 +67,9 @@ assert_type(ou1.loads(ou1.SessionFile, TEXT), ou1.SessionFileLines[ou1.SessionFi
 assert_type(ou1.loads(ou1.AgentMessage, TEXT), ou1.AgentMessage)
 
 inputs = otel.loads(otel.InputMessages, TEXT)
-reveal_type(inputs)  # reveals: list[phi_wire.otel_genai.input_messages.ChatMessage]
+reveal_type(inputs)  # reveals: list[phi_wire.otel_genai_2b902ce1.input_messages.ChatMessage]
 assert_type(inputs, otel.InputMessages)
+assert_type(inputs, otel_pinned.InputMessages)  # the newest is the pinned module's names
 assert_type(otel.loads(otel.ChatMessage, TEXT).parts, list[otel.MessagePart])
 assert_type(otel.loads(otel.MessagePart, TEXT), otel.MessagePart)
 print(otel.loads(otel.TextPart, TEXT).no_such_attribute)  # error: has no attribute "no_such_attr

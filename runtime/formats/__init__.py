@@ -84,9 +84,9 @@ VERSIONS: tuple[WireVersion, ...] = (
     WireVersion("operator-use", "d1cdaad8", "phi_wire.operator_use_d1cdaad8"),
     # OpenTelemetry GenAI's message documents: the conventions' schemas as of 2026-05 (the last
     # before they moved to semantic-conventions-genai) and the newest stored there, named by the
-    # commit of its message schemas (docs/otel-genai.md).
+    # commit of its message schemas; phi_wire.otel_genai is the newest (docs/otel-genai.md).
     WireVersion("otel-genai", "2026-05", "phi_wire.otel_genai_2026_05"),
-    WireVersion("otel-genai", "2b902ce1", "phi_wire.otel_genai"),
+    WireVersion("otel-genai", "2b902ce1", "phi_wire.otel_genai_2b902ce1"),
 )
 """Every supported version, oldest first within each format."""
 

@@ -1,7 +1,8 @@
 """OpenTelemetry GenAI's folder: what phi-wire knows of the semantic conventions' message
 documents (``gen_ai.input.messages``, ``gen_ai.output.messages``, ``gen_ai.system_instructions``,
 ``gen_ai.tool.definitions``) beyond its schemas (``schemas/otel-genai/<version>/``) and generated
-models (``phi_wire.otel_genai``, ``phi_wire.otel_genai_2026_05``).
+models (``phi_wire.otel_genai_2026_05``, ``phi_wire.otel_genai_2b902ce1``; ``phi_wire.otel_genai``
+is the newest).
 
 * ``base``: the generated models' base (open objects, key order and layout kept for ``dumps``);
 * ``codec``: ``loads``/``dumps`` (an emitter's bytes kept; JSON-string attribute values read too);

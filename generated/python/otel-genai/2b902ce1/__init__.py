@@ -162,6 +162,9 @@ __all__ += [
     "Problem",
     "WireError",
     "WireValue",
+    "dumps",
+    "loads",
     "recognise",
     "schema",
+    "strict_problems",
 ]
