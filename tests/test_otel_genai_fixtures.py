@@ -32,6 +32,7 @@ from jsonschema import Draft202012Validator
 import phi_wire.otel_genai as newest
 import phi_wire.otel_genai_2026_05 as may
 from phi_wire.errors import WireError
+from phi_wire.recognise import recognise
 
 CORPUS = fixtures_root() / "otel-genai"
 INSTRUMENTED = CORPUS / "instrumented"
@@ -445,3 +446,24 @@ def test_text_pythons_json_reads_is_judged_as_the_official_schema(text: str) -> 
         written = newest.dumps(newest.loads(newest.InputMessages, text))
         assert json.loads(written) == json.loads(text)
         assert written == text or '"role"' in text.replace('"role"', "", 1)
+
+
+@pytest.mark.parametrize(("name", "attribute", "path"), documents(), ids=lambda v: str(v))
+def test_every_document_is_recognised_as_its_attributes_type(
+    name: str, attribute: str, path: Path
+) -> None:
+    """Told apart from the other formats, as the document and as a span attribute's JSON
+    string (every valid one; an invalid one is otel-genai's or no format's): output messages
+    are ``OutputMessages`` when each has a ``finish_reason`` (the anthropic SDK writes none:
+    input and output messages are then one shape)."""
+    text = path.read_text(encoding="utf-8")
+    expected = {TYPES[attribute]}
+    if attribute == "gen_ai.output.messages":
+        expected.add("InputMessages")
+    valid = official("newest", attribute).is_valid(json.loads(text))
+    for document in (json.loads(text), text):
+        found = recognise(document)
+        if found is None and not valid:
+            continue  # a broken document (a bare string for a part): judged with --format
+        assert found is not None and found.format == "otel-genai", (name, found)
+        assert found.type in expected, (name, found)

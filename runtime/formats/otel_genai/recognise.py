@@ -92,7 +92,11 @@ def _tool(document: Any) -> bool | None:
 def _array(document: list[Any]) -> Claim | None:
     items = document[:_CHECKED]
     messages = [_message(item) for item in items]
-    if all(found is not None for found in messages):
+    if any(found is not None for found in messages):
+        if not all(
+            isinstance(item, dict) and ("role" in item or "parts" in item) for item in items
+        ):
+            return None
         # pydantic-ai puts finish_reason on the assistant messages of its input too
         output = all(found is not None and found[0] == "OutputMessage" for found in messages)
         certain = all(found is not None and found[1] for found in messages)
@@ -101,8 +105,10 @@ def _array(document: list[Any]) -> Claim | None:
     if all(found is not None for found in tools):
         return "ToolDefinitions", any(tools)
     parts = [_part(item) for item in items]
-    if all(found is not None for found in parts):
-        return "SystemInstructions", any(parts)
+    known = [found for found in parts if found is not None]
+    if known and all(tag_of(item, "type") is not None and "role" not in item for item in items):
+        # a system instruction may be of any type: one of the conventions' names the list
+        return "SystemInstructions", any(known)
     return None
 
 
