@@ -481,3 +481,22 @@ def test_convert_says_there_is_no_converter_yet(
         code, out, err = run(capsys, "convert", *arguments)
         assert (code, out, err.count("\n")) == (2, "", 1), err
         assert "no converter" in err and "otel-genai" in err
+
+
+def test_strict_mode_knows_each_versions_conventions() -> None:
+    """A compaction part and the document modality came after 2026-05: strict mode of 2026-05
+    names them, the newest's does not."""
+    text = json.dumps(
+        [
+            {
+                "role": "user",
+                "parts": [
+                    {"type": "compaction", "content": "earlier"},
+                    {"type": "uri", "modality": "document", "uri": "gs://b/f.pdf"},
+                ],
+            }
+        ]
+    )
+    assert newest.strict_problems(newest.InputMessages, text) == []
+    found = may.strict_problems(may.InputMessages, text)
+    assert [problem.pointer for problem in found] == ["/0/parts/0/type", "/0/parts/1/modality"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, NamedTuple
 
 from phi_wire.errors import Problem
 from phi_wire.pointer import join
@@ -31,9 +31,29 @@ from phi_wire.primitives import type_name
 from . import codec
 from .recognise import PART_TYPES
 
-__all__ = ["MODALITIES", "document_problems", "problems"]
+__all__ = ["MODALITIES", "Conventions", "conventions_of", "document_problems", "problems"]
 
 MODALITIES = frozenset({"image", "video", "audio", "document"})
+
+
+class Conventions(NamedTuple):
+    """What one version of the conventions defines."""
+
+    part_types: frozenset[str]
+    modalities: frozenset[str]
+
+
+_NEWEST = Conventions(frozenset(PART_TYPES), MODALITIES)
+_BY_VERSION = {
+    # compaction parts and the document modality came after 2026-05
+    "2026-05": Conventions(frozenset(PART_TYPES) - {"compaction"}, MODALITIES - {"document"}),
+}
+
+
+def conventions_of(version: str) -> Conventions:
+    """The part types and modalities of a version of the conventions (the newest's: any other)."""
+    return _BY_VERSION.get(version, _NEWEST)
+
 
 _REQUIRED: dict[str, tuple[tuple[str, type | None], ...]] = {
     "text": (("content", str),),
@@ -74,10 +94,13 @@ _KIND_OF = {
 }
 
 
-def problems(tp: Any, data: str | bytes | bytearray | memoryview) -> list[Problem]:
-    """What strict mode reports on ``data`` as ``tp`` (a type or its name), beyond what the
-    official schema checks (``loads`` says that): findings on a document the schema rejects too,
-    so that a known emitter's format is named. ``WireError`` when ``data`` is not JSON."""
+def problems(
+    tp: Any, data: str | bytes | bytearray | memoryview, version: str = ""
+) -> list[Problem]:
+    """What strict mode reports on ``data`` as ``tp`` (a type or its name) under the conventions
+    of ``version`` (the newest: ""), beyond what the official schema checks (``loads`` says
+    that): findings on a document the schema rejects too, so that a known emitter's format is
+    named. ``WireError`` when ``data`` is not JSON."""
     name = tp if isinstance(tp, str) else type_name(tp)
     document, _, _ = codec.read_document(codec.decode(data, name), name)
     item = name[5:-1] if name.startswith("list[") and name.endswith("]") else None
@@ -85,34 +108,36 @@ def problems(tp: Any, data: str | bytes | bytearray | memoryview) -> list[Proble
         return [
             Problem(join(index) + problem.pointer, problem.message)
             for index, value in enumerate(document)
-            for problem in document_problems(item, value)
+            for problem in document_problems(item, value, version)
         ]
-    return document_problems(name, document)
+    return document_problems(name, document, version)
 
 
-def document_problems(type_name: str, document: Any) -> list[Problem]:
-    """Strict mode's findings on ``document`` (parsed JSON already valid as ``type_name``)."""
+def document_problems(type_name: str, document: Any, version: str = "") -> list[Problem]:
+    """Strict mode's findings on ``document`` (parsed JSON) as ``type_name``, under the
+    conventions of ``version`` (the newest: "")."""
+    known = conventions_of(version)
     kind = _KIND_OF.get(type_name, "part")
     found: list[Problem] = []
     if kind == "messages" and isinstance(document, list):
         for index, message in enumerate(document):
-            found += _message(message, join(index))
+            found += _message(message, join(index), known)
     elif kind == "message":
-        found += _message(document, "")
+        found += _message(document, "", known)
     elif kind == "parts" and isinstance(document, list):
         for index, part in enumerate(document):
-            found += _part(part, join(index))
+            found += _part(part, join(index), known)
     elif kind == "tools" and isinstance(document, list):
         for index, tool in enumerate(document):
             found += _tool(tool, join(index))
     elif type_name == "ToolDefinition" or type_name.endswith("ToolDefinition"):
         found += _tool(document, "")
     else:
-        found += _part(document, "")
+        found += _part(document, "", known)
     return found
 
 
-def _message(message: Any, at: str) -> list[Problem]:
+def _message(message: Any, at: str, known: Conventions) -> list[Problem]:
     if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
         return []
     parts: list[Any] = message["parts"]
@@ -126,17 +151,19 @@ def _message(message: Any, at: str) -> list[Problem]:
         ]
     found: list[Problem] = []
     for index, part in enumerate(parts):
-        found += _part(part, f"{at}/parts/{index}")
+        found += _part(part, f"{at}/parts/{index}", known)
     return found
 
 
-def _part(part: Any, at: str) -> list[Problem]:
+def _part(part: Any, at: str, known: Conventions) -> list[Problem]:
     kind = part.get("type") if isinstance(part, dict) else None
     if not isinstance(part, dict) or not isinstance(kind, str):
         return []
-    if kind not in PART_TYPES:
-        known = _UNKNOWN_TYPES.get(kind)
-        message = known or f"part type {kind!r} is not one the conventions define"
+    if kind not in known.part_types:
+        quirk = _UNKNOWN_TYPES.get(kind)
+        message = quirk or f"part type {kind!r} is not one the conventions define"
+        if kind in PART_TYPES:
+            message += " in this version (it came later)"
         if kind == "anthropic_image" and not (set(part) - {"type"}):
             message += ", and it carries no image: the content is lost"
         return [Problem(at + "/type", message)]
@@ -162,7 +189,7 @@ def _part(part: Any, at: str) -> list[Problem]:
                 found.append(Problem(at, f"a {kind} part requires {field!r}"))
         elif expected is not None and not isinstance(part[field], expected):
             found.append(_wrong_type(part, field, expected, kind, at))
-    found += _values(part, kind, at)
+    found += _values(part, kind, at, known)
     return found
 
 
@@ -177,14 +204,14 @@ def _wrong_type(part: dict[str, Any], field: str, expected: type, kind: str, at:
     return Problem(at + join(field), f"{field!r} of a {kind} part must be {want}")
 
 
-def _values(part: dict[str, Any], kind: str, at: str) -> list[Problem]:
+def _values(part: dict[str, Any], kind: str, at: str, known: Conventions) -> list[Problem]:
     found: list[Problem] = []
     content = part.get("content")
     if kind == "blob" and isinstance(content, str) and not _base64(content):
         found.append(Problem(at + "/content", "not base64: a blob's content is its bytes, base64"))
     if kind in ("blob", "file", "uri"):
         modality = part.get("modality")
-        if isinstance(modality, str) and modality not in MODALITIES:
+        if isinstance(modality, str) and modality not in known.modalities:
             found.append(
                 Problem(at + "/modality", f"modality {modality!r} is not one the conventions name")
             )

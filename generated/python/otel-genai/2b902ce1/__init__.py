@@ -118,10 +118,10 @@ def strict_problems(
     tp: "_TypeForm[object] | str", data: str | bytes | bytearray | memoryview
 ) -> list[Problem]:
     """What strict mode reports on ``data`` as ``tp`` (or its name) beyond the official schema
-    (which ``loads`` applies): each part type's required fields and the conventions' names, and
+    of this version (which ``loads`` applies): each part type's required fields and the conventions' names, and
     the emitters' known quirks, one ``Problem`` per finding at its pointer (``[]``: nothing).
     ``WireError`` when ``data`` is not JSON."""
-    return _strict.problems(tp, data)
+    return _strict.problems(tp, data, VERSION)
 
 
 WireValue = _TypeAliasType(
