@@ -25,7 +25,12 @@ import pytest
 from corpus import ROOT, fixtures_root
 
 MARK = "<!-- checked: tests/test_docs_examples.py -->"
-DOCUMENTS = {"README.md": 2, "docs/validate.md": 8, "docs/convert.md": 9}
+DOCUMENTS = {
+    "README.md": 2,
+    "docs/validate.md": 8,
+    "docs/convert.md": 9,
+    "docs/otel-genai.md": 2,
+}
 """Each document, and how many checked blocks it has at least (a marker lost is a failure)."""
 _BLOCK = re.compile(r"```(\w+)\n(.*?)```\n", re.DOTALL)
 _TIMING = re.compile(r"in \d+\.\d+ s \(\d+\.\d+ MB/s|\"elapsed_s\": \d+(\.\d+)?")

@@ -53,7 +53,9 @@ def test_each_version_has_schemas_and_a_public_module(entry: WireVersion) -> Non
     assert (ROOT / "schemas" / entry.folder).is_dir()
     module = entry.load()
     assert entry.version == module.VERSION and entry.format == module.FORMAT
-    assert version_of(module.Usage) == entry
+    classes = [getattr(module, name) for name in module.WIRE_TYPES]
+    classes = [cls for cls in classes if isinstance(cls, type)]
+    assert classes and all(version_of(cls) == entry for cls in classes)
 
 
 def test_the_package_speaks_the_newest_version() -> None:

@@ -93,7 +93,7 @@ def test_each_overlap_is_settled_as_the_docstring_says(document: Any, expected: 
 
 
 def test_the_order_is_the_documented_one() -> None:
-    assert ORDER == ("phi-core", "operator-use", "clark-agent", "pi", "yoagent")
+    assert ORDER == ("phi-core", "operator-use", "clark-agent", "otel-genai", "pi", "yoagent")
 
 
 def test_nothing_is_recognised_in_what_names_no_format() -> None:

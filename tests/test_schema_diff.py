@@ -60,6 +60,10 @@ REPORTS = {
         "schema-diff-operator-use-d0da87a6-d1cdaad8.txt",
         0,
     ),
+    ("otel-genai/2026-05", "otel-genai/2b902ce1"): (
+        "schema-diff-otel-genai-2026-05-2b902ce1.txt",
+        1,
+    ),
 }
 """{(old, new): (the checked-in report, the exit status)} for every pair of PAIRS."""
 
@@ -301,6 +305,46 @@ def test_a_break_reaches_every_type_that_contains_it() -> None:
     assert report.changes[0].reached_from == ("Holder",)
 
 
+def test_a_variant_a_fallback_branch_takes_breaks_no_reader() -> None:
+    """A union whose last branch takes any object with a string ``type`` (OpenTelemetry GenAI's
+    ``GenericPart``) gains a typed variant: old readers take its data through the fallback, so
+    the addition is compatible; removing the fallback breaks new readers of old data."""
+    generic = {
+        "type": "object",
+        "properties": {"type": {"type": "string"}},
+        "required": ["type"],
+        "additionalProperties": True,
+    }
+    typed = {
+        "type": "object",
+        "properties": {"type": {"type": "string", "const": "x"}, "n": {"type": "string"}},
+        "required": ["type", "n"],
+        "additionalProperties": True,
+    }
+    old = one_type({"anyOf": [{"$ref": "#/$defs/G"}]}, G=generic, X=typed)
+    new = one_type({"anyOf": [{"$ref": "#/$defs/X"}, {"$ref": "#/$defs/G"}]}, G=generic, X=typed)
+    assert diff(old, new).compatibility("T") is Impact.NONE
+    assert reads(old, {"type": "x", "n": "y"}) and reads(new, {"type": "x", "n": "y"})
+    assert (
+        diff(new, one_type({"anyOf": [{"$ref": "#/$defs/X"}]}, X=typed)).compatibility("T")
+        is Impact.NEW_READERS
+    )
+
+
+def test_an_enum_beside_its_own_type_reaches_no_container() -> None:
+    """``anyOf: [Modality, {"type": "string"}]``: a value added to the enum breaks readers of the
+    enum alone, not of the object whose property takes any string anyway."""
+    holder = {
+        "type": "object",
+        "properties": {"m": {"anyOf": [{"$ref": "#/$defs/E"}, {"type": "string"}]}},
+    }
+    old = SchemaSet("old", {"E": {"type": "string", "enum": ["a"]}, "Holder": holder}, {})
+    new = SchemaSet("new", {"E": {"type": "string", "enum": ["a", "b"]}, "Holder": holder}, {})
+    report = diff(old, new)
+    assert report.compatibility("E") is Impact.OLD_READERS
+    assert report.compatibility("Holder") is Impact.NONE
+
+
 def test_a_reference_to_another_type_counts_as_breaking_both() -> None:
     old = one_type({"$ref": "#/$defs/A"}, A={"type": "string"}, B={"type": "string"})
     new = one_type({"$ref": "#/$defs/B"}, A={"type": "string"}, B={"type": "string"})
@@ -382,6 +426,7 @@ def samples(folder: str) -> dict[str, list[str]]:
         doc.fixture.id: doc.fixture for doc in documents(entry, "session-file")
     }.values():
         texts.append((fixture.type_name, fixture.read("file").decode("utf-8")))
+    texts += WITNESSES.get(folder, [])
     for type_name, text in texts:
         if not loads_in(module, type_name, text):
             continue  # written but not readable back (NaN written as null): no sample of either
@@ -393,6 +438,22 @@ def samples(folder: str) -> dict[str, list[str]]:
         for name, part in parts.of(type_name, value):
             found.setdefault(name, {})[sample_text(folder, name, part)] = None
     return {name: list(values) for name, values in found.items()}
+
+
+WITNESSES: dict[str, list[tuple[str, str]]] = {
+    # what the newest conventions define and no emitter of the corpus wrote (a finish reason and
+    # a modality added), and what 2026-05 took that the newest does not (a text system
+    # instruction without its content, a generic part then): documents made here
+    "otel-genai/2b902ce1": [
+        ("OutputMessages", '[{"role":"assistant","parts":[],"finish_reason":"compaction"}]'),
+        (
+            "InputMessages",
+            '[{"role":"user","parts":[{"type":"uri","modality":"document","uri":"gs://b/f.pdf"}]}]',
+        ),
+    ],
+    "otel-genai/2026-05": [("SystemInstructions", '[{"type":"text"}]')],
+}
+"""{version: (type, text)} documents the corpus lacks, each witnessing a change it reports."""
 
 
 def loads_in(module: ModuleType, type_name: str, text: str) -> bool:
@@ -437,7 +498,7 @@ def test_claims_hold_when_each_version_reads_the_others_fixtures(old: str, new: 
     assert checked > MINIMUM_SAMPLES[old_entry.format], checked
 
 
-MINIMUM_SAMPLES = {"phi-core": 2000, "operator-use": 300}
+MINIMUM_SAMPLES = {"phi-core": 2000, "operator-use": 300, "otel-genai": 500}
 """Samples a pair is checked on, at least: a corpus that went missing cannot pass quietly."""
 
 

@@ -499,6 +499,27 @@ WRONG["operator-use/d1cdaad8"] = [
         "AgentMessage",
     ),
 ]
+for _otel in ("otel-genai/2026-05", "otel-genai/2b902ce1"):
+    WRONG[_otel] = [
+        (
+            "message_without_parts",
+            'export const m: W.ChatMessage = {"role":"user"};',
+            "TS2741",
+            "'parts'",
+        ),
+        (
+            "text_part_of_a_number",
+            'export const p: W.TextPart = {"type":"text","content":1};',
+            "TS2322",
+            "Type 'number' is not assignable to type 'string'",
+        ),
+        (
+            "tool_definitions_not_an_array",
+            'export const t: W.ToolDefinitions = {"type":"function","name":"f"};',
+            "TS2353",
+            "readonly ToolDefinition[]",
+        ),
+    ]
 
 
 FREE_FORM = """

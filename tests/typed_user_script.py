@@ -5,7 +5,8 @@ error); each line marked ``# error:`` must be an error, with the words after the
 message, and no other line may be one; each ``reveal_type`` marked ``# reveals:`` must reveal a
 type that starts with the words after the marker.
 Every format module is here (``phi_wire``, the pinned ``v0_8``/``v0_10``, ``clark_agent``, both
-Operator-Use layouts), each with a union alias and a model class.
+Operator-Use layouts, both OpenTelemetry GenAI versions), each with a union alias and a model
+class.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ import phi_wire
 import phi_wire.clark_agent as clark
 import phi_wire.operator_use as ou
 import phi_wire.operator_use_d1cdaad8 as ou1
+import phi_wire.otel_genai as otel
+import phi_wire.otel_genai_2b902ce1 as otel_pinned
+import phi_wire.otel_genai_2026_05 as otel5
 import phi_wire.v0_8 as v8
 import phi_wire.v0_10 as v10
 from phi_wire import sse
@@ -62,6 +66,19 @@ assert_type(ou.loads(ou.Usage, TEXT), ou.Usage)
 assert_type(ou1.loads(ou1.SessionFile, TEXT), ou1.SessionFileLines[ou1.SessionFileEntry])
 assert_type(ou1.loads(ou1.AgentMessage, TEXT), ou1.AgentMessage)
 
+inputs = otel.loads(otel.InputMessages, TEXT)
+reveal_type(inputs)  # reveals: list[phi_wire.otel_genai_2b902ce1.input_messages.ChatMessage]
+assert_type(inputs, otel.InputMessages)
+assert_type(inputs, otel_pinned.InputMessages)  # the newest is the pinned module's names
+assert_type(otel.loads(otel.ChatMessage, TEXT).parts, list[otel.MessagePart])
+assert_type(otel.loads(otel.MessagePart, TEXT), otel.MessagePart)
+print(otel.loads(otel.TextPart, TEXT).no_such_attribute)  # error: has no attribute "no_such_attr
+assert_type(otel5.loads(otel5.OutputMessages, b"[]"), otel5.OutputMessages)
+assert_type(otel5.loads(otel5.FunctionToolDefinition, TEXT).name, str)
+assert_type(otel.strict_problems(otel.InputMessages, TEXT), list[otel.Problem])
+assert_type(otel5.strict_problems("ToolDefinitions", TEXT), list[otel5.Problem])
+otel.loads(3, TEXT)  # error: incompatible type "int"
+
 phi_wire.loads(3, TEXT)  # error: incompatible type "int"
 
 # --- dumps takes what loads gives, and JSON built of it --------------------------------------
@@ -72,11 +89,16 @@ assert_type(ou.dumps(session), str)
 assert_type(ou1.dumps({"k": [1, None, "s"]}), str)
 phi_wire.dumps(object())  # error: incompatible type "object"
 ou.dumps({1, 2})  # error: incompatible type "set[int]"
+assert_type(otel.dumps(inputs), str)
+assert_type(otel5.dumps([otel5.TextPart(content="hi")]), str)
+otel.dumps(object())  # error: incompatible type "object"
 
 # --- schema takes a type or its name ---------------------------------------------------------
 assert_type(phi_wire.schema(phi_wire.AgentEvent), dict[str, object])
 assert_type(clark.schema("AgentMessage"), dict[str, object])
 assert_type(ou.schema(ou.SessionFile), dict[str, object])
+assert_type(otel.schema(otel.InputMessages), dict[str, object])
+assert_type(otel5.schema("SystemInstructions"), dict[str, object])
 v10.schema(3)  # error: incompatible type "int"
 
 # --- convert: the target's values ------------------------------------------------------------

@@ -19,14 +19,24 @@ the canonical file) says ``jsonl``, and every file of a type that *is* a JSON Li
 (``x-jsonl``: an Operator-Use ``SessionFile``), whose lines are judged as its item type
 (``SessionFileEntry``). Text that is not UTF-8 is skipped: neither ``JSON.parse`` nor a schema
 sees it.
+
+OpenTelemetry GenAI's corpus is laid out otherwise (``otel-genai/instrumented/`` and
+``otel-genai/spec/``, each with its own manifest: ``otel_genai_corpus``): each message document
+is a fixture of its attribute's type, ``valid-canonical`` (the emitters wrote it; phi-wire writes
+its bytes back) when the official schema of that version, read from the corpus, accepts it, else
+``rejected``; each item of a valid document (a message, a part, a tool) is a document of the
+item's type too.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
-from typing import NamedTuple
+from functools import cache
+from typing import Any, NamedTuple
 
 from corpus import Fixture, fixtures_root, manifest
+from jsonschema import Draft202012Validator
 
 from phi_wire.formats import WireVersion
 from schemas import jsonl_item_type
@@ -64,8 +74,50 @@ def release_of(entry: WireVersion) -> str:
     return found[0]
 
 
+OTEL_TYPES = {
+    "gen_ai.input.messages": ("InputMessages", "ChatMessage"),
+    "gen_ai.output.messages": ("OutputMessages", "OutputMessage"),
+    "gen_ai.system_instructions": ("SystemInstructions", "SystemInstructionPart"),
+    "gen_ai.tool.definitions": ("ToolDefinitions", "ToolDefinition"),
+}
+"""Each attribute's document type and its items' type."""
+
+
+@cache
+def _official(version: str, attribute: str) -> Draft202012Validator:
+    folder = "schemas-2026-05" if version == "2026-05" else "schemas"
+    name = "gen-ai-" + attribute.removeprefix("gen_ai.").replace(".", "-").replace("_", "-")
+    path = fixtures_root() / "otel-genai" / "spec" / folder / f"{name}.json"
+    return Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+
+
+def otel_genai_corpus(entry: WireVersion) -> list[Fixture]:
+    """OpenTelemetry GenAI's message documents as fixtures of ``entry``'s version."""
+    root = fixtures_root() / "otel-genai"
+    found: list[Fixture] = []
+    for part, kind_key, path_key in (("instrumented", "kind", "file"), ("spec", "kind", "path")):
+        listed = json.loads((root / part / "manifest.json").read_text(encoding="utf-8"))["files"]
+        for item in listed:
+            if item[kind_key] not in ("message_attribute", "message"):
+                continue
+            text = (root / part / item[path_key]).read_text(encoding="utf-8")
+            valid = _official(entry.version, item["attribute"]).is_valid(json.loads(text))
+            record: dict[str, Any] = {
+                "id": item[path_key],
+                "kind": "valid-canonical" if valid else "rejected",
+                "type": OTEL_TYPES[item["attribute"]][0],
+                "attribute": item["attribute"],
+                "file" if valid else "input_file": item[path_key],
+            }
+            found.append(Fixture(part, record, "otel-genai"))
+    return found
+
+
 def corpus(entry: WireVersion, *kinds: str) -> list[Fixture]:
     """The fixtures of a registered version's corpus (of ``kinds``, or all)."""
+    if entry.format == "otel-genai":
+        every = otel_genai_corpus(entry)
+        return [fixture for fixture in every if not kinds or fixture.kind in kinds]
     every = manifest(release_of(entry), entry.format)
     return [fixture for fixture in every if not kinds or fixture.kind in kinds]
 
@@ -98,6 +150,14 @@ def documents(entry: WireVersion, *kinds: str) -> Iterator[Document]:
             try:
                 text = fixture.read(key).decode("utf-8")
             except UnicodeDecodeError:
+                continue
+            if "attribute" in fixture.entry:
+                yield Document(fixture, fixture.type_name, text, key)
+                if fixture.kind in WRITTEN:  # then its messages, parts or tools
+                    item_type = OTEL_TYPES[fixture.entry["attribute"]][1]
+                    for number, item in enumerate(json.loads(text)):
+                        item_text = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+                        yield Document(fixture, item_type, item_text, f"{key}/{number}")
                 continue
             if line_type is None and not is_jsonl(fixture, key):
                 yield Document(fixture, fixture.type_name, text, key)

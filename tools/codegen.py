@@ -214,8 +214,9 @@ def wire_classes(package: Path) -> list[str]:
 
 
 def template_names(template: Path) -> list[str]:
-    """The public names an API template binds at module level (``schema``, ``VERSION``...), its
-    imports by name included (``$api_imports`` stands for runtime/api.py's names, counted apart)."""
+    """The public names an API template binds at module level (``schema``, ``VERSION``, a
+    function it defines...), its imports by name included (``$api_imports`` stands for
+    runtime/api.py's names, counted apart)."""
     text = string.Template(template.read_text()).safe_substitute(
         api_imports="    dumps,", api_exports="", wire_classes="object"
     )
@@ -225,6 +226,8 @@ def template_names(template: Path) -> list[str]:
             names += [target.id for target in node.targets if isinstance(target, ast.Name)]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.append(node.target.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.append(node.name)
         elif isinstance(node, ast.ImportFrom) and "$api_imports" not in template.read_text():
             names += [alias.asname or alias.name for alias in node.names]
     return [name for name in names if not name.startswith("_")]

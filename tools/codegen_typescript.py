@@ -120,11 +120,12 @@ def for_generator(node: Any) -> Any:
         return {"tsType": "unknown", **notes}
     if node.get("type") == "array" and "items" in node:
         return {"tsType": f"readonly {item_type(node['items'])}[]", **notes}
-    if node.get("type") == "object" and node.get("additionalProperties") is True:
-        if "properties" in node:
-            raise TypeScriptError(f"an object with properties and any other key: {node}")
+    open_object = node.get("type") == "object" and node.get("additionalProperties") is True
+    if open_object and "properties" not in node:
         # a free-form map (Operator-Use's dict[str, Any]), read-only like every member
         return {"tsType": "{ readonly [key: string]: unknown }", **notes}
+    # an open object with properties (OpenTelemetry GenAI's say they keep other keys): its
+    # members and an index signature, so that a document with other keys type-checks
     return {
         key: for_generator(value)
         for key, value in node.items()
@@ -223,6 +224,8 @@ _REFERENCED = re.compile(
 _ROOT_DECLARATION = f"export interface {ROOT_NAME} {{}}\n"
 _SCHEMA_CONSTANT = re.compile(r"^const (schema\d+) = .*;$")
 _MEMBER = re.compile(r"^  (?=[A-Za-z_$][\w$]*\??: |\[key: string\]: )", re.MULTILINE)
+_INDEX_SIGNATURE = re.compile(r"^  \[k: string\]: unknown(?: \| undefined)?;$", re.MULTILINE)
+"""The generator's member for an open object's other keys (``additionalProperties: true``)."""
 
 
 def finish_validators(text: str, header: str) -> str:
@@ -250,6 +253,7 @@ def finish_types(text: str, header: str) -> str:
     text = _REFERENCED.sub("", text.replace(_ROOT_DECLARATION, ""))
     if "referenced by" in text:
         raise TypeScriptError("the generator's output changed: its boilerplate is still there")
+    text = _INDEX_SIGNATURE.sub("  [key: string]: unknown;", text)
     blocks = re.split(r"(?m)^(export interface \w+ \{\n(?:.*\n)*?\}\n)", text)
     finished = [
         _MEMBER.sub("  readonly ", block) if block.startswith("export interface") else block

@@ -58,7 +58,12 @@ __all__ = [
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """The largest input converted (it is held in memory, with its models, several times its size)."""
 GZIP_MAGIC = b"\x1f\x8b"
-MODULES = {"phi-core": newest().version, "clark-agent": "0.4", "operator-use": "d0da87a6"}
+MODULES = {
+    "phi-core": newest().version,
+    "clark-agent": "0.4",
+    "operator-use": "d0da87a6",
+    "otel-genai": newest("otel-genai").version,
+}
 """The version of each format the converters read and write."""
 
 

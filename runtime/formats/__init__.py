@@ -82,6 +82,11 @@ VERSIONS: tuple[WireVersion, ...] = (
     # public module phi_wire.operator_use writes d0da87a6 and reads both (docs/operator-use.md).
     WireVersion("operator-use", "d0da87a6", "phi_wire.operator_use"),
     WireVersion("operator-use", "d1cdaad8", "phi_wire.operator_use_d1cdaad8"),
+    # OpenTelemetry GenAI's message documents: the conventions' schemas as of 2026-05 (the last
+    # before they moved to semantic-conventions-genai) and the newest stored there, named by the
+    # commit of its message schemas; phi_wire.otel_genai is the newest (docs/otel-genai.md).
+    WireVersion("otel-genai", "2026-05", "phi_wire.otel_genai_2026_05"),
+    WireVersion("otel-genai", "2b902ce1", "phi_wire.otel_genai_2b902ce1"),
 )
 """Every supported version, oldest first within each format."""
 
@@ -92,6 +97,7 @@ FOLDERS: dict[str, str] = {
     "phi-core": "phi_wire.formats.phi_core",
     "operator-use": "phi_wire.formats.operator_use",
     "clark-agent": "phi_wire.formats.clark_agent",
+    "otel-genai": "phi_wire.formats.otel_genai",
     # named only (recognised, so that their files are not judged as another format's)
     "pi": "phi_wire.formats.pi",
     "yoagent": "phi_wire.formats.yoagent",

@@ -9,12 +9,13 @@ knows whether any model is needed).
 
 One module per format says whether a document has that format's shape (``recognise(document)``:
 its type or None; ``claim(document)``: ``(type, certain)``): ``phi_core``, ``operator_use``,
-``clark_agent``, and, only to name them, two formats phi-wire does not speak yet, ``pi`` (pi-ai,
-pi-agent-core, pi-coding-agent) and ``yoagent`` (0.13 and later). A claim is *certain* when the
-document holds something only that format writes, *possible* when other formats write the same
-JSON. Only a format's ``loads`` judges whether the document is valid. Every JSON value gets an
-answer, never an exception: a tag (``type``, ``role``, ``kind``) that is not a string (an array,
-an object, a number...) names no variant, and every recogniser reads tags so (``_tags.tag_of``).
+``clark_agent``, ``otel_genai``, and, only to name them, two formats phi-wire does not speak
+yet, ``pi`` (pi-ai, pi-agent-core, pi-coding-agent) and ``yoagent`` (0.13 and later). A claim
+is *certain* when the document holds something only that format writes, *possible* when other
+formats write the same JSON. Only a format's ``loads`` judges whether the document is valid.
+Every JSON value gets an answer, never an exception: a tag (``type``, ``role``, ``kind``) that is
+not a string (an array, an object, a number...) names no variant, and every recogniser reads tags
+so (``_tags.tag_of``).
 
 The formats are tried in the order ``ORDER``; a certain claim beats a possible one, and among
 claims of the same kind the earlier format wins. The overlaps this order settles, deliberately:
@@ -30,6 +31,10 @@ claims of the same kind the earlier format wins. The overlaps this order settles
 * Operator-Use before clark-agent: both write ``{"input_tokens": 1, "output_tokens": 2}`` usage.
 * clark-agent before pi: ``{"type": "agent_start"}`` and a user message whose content is a
   string are both, and are recognised as clark-agent's.
+* OpenTelemetry GenAI (``otel-genai``) after the agent formats: its documents are JSON arrays
+  of messages ``{"role", "parts"}``, of parts or of tool definitions, which no other format
+  writes, except a list of text parts ``{"type": "text", "content": ...}``, which is
+  Operator-Use's content too (only possible for both: Operator-Use first).
 
 A file holds many documents: ``recognise_documents(documents)`` names the format of its first
 documents together (the format that claims the most of them, then the one with the most certain
@@ -244,7 +249,11 @@ def type_in(format: str, document: Any) -> str:
     """The wire type ``document`` (parsed JSON) is judged as in ``format`` (one phi-wire
     speaks): phi-core's detection (``phi_core.detect_type``), the other formats' shape, or their
     fallback type (``FALLBACK_TYPES``). An array of objects of one type is ``list[<type>]``
-    (phi-core: only when every item is a message or an event)."""
+    (phi-core: only when every item is a message or an event), but in a format whose documents
+    are arrays (``ARRAYS_ARE_DOCUMENTS``: OpenTelemetry GenAI's) the document type it claims."""
+    claimed = _CLAIMS[format](document)
+    if claimed is not None and getattr(_RECOGNISERS[format], "ARRAYS_ARE_DOCUMENTS", False):
+        return claimed[0]
     if isinstance(document, list) and document:
         items = {_item_type(format, item) for item in document[:LIST_ITEMS_CHECKED]}
         if len(items) == 1 and None not in items:
@@ -252,8 +261,7 @@ def type_in(format: str, document: Any) -> str:
     type_of: Callable[[Any], str] | None = getattr(_RECOGNISERS[format], "type_of", None)
     if type_of is not None:
         return type_of(document)
-    found = _CLAIMS[format](document)
-    return found[0] if found is not None else FALLBACK_TYPES[format]
+    return claimed[0] if claimed is not None else FALLBACK_TYPES[format]
 
 
 def names_type(format: str, document: Any) -> bool:

@@ -10,6 +10,10 @@ or one that became required, a narrower type) breaks **new readers of old data**
 open unless ``additionalProperties: false`` (serde ignores unknown keys): an optional property
 added to or removed from an open object breaks no one. What is not compared in detail (a changed
 pattern, a reference to another type) counts as breaking both: the verdict errs on the safe side.
+A union's variant added or removed breaks no one when another branch of the reading version
+plainly takes all its documents (OpenTelemetry GenAI's ``GenericPart``, any object with a string
+``type``, takes a new typed part); and an enum beside its own type (``anyOf: [Modality,
+{"type": "string"}]``) carries no change of the enum to the types that hold it.
 
 The two are versions of one format: ``diff`` refuses a phi-core version against a clark-agent one
 (``DifferentFormats``), whose every difference would read as breaking, unless

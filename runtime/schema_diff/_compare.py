@@ -21,6 +21,8 @@ from phi_wire.formats import FORMATS, UnknownVersion, find
 from phi_wire.pointer import join
 from phi_wire.serde import load_schema_files
 
+from ._subsumes import absorbed, subsumes
+
 __all__ = ["Change", "DifferentFormats", "Impact", "Report", "SchemaSet", "diff", "load"]
 
 _ANNOTATIONS = {"title", "description", "$comment", "examples", "default", "deprecated"}
@@ -112,8 +114,9 @@ class SchemaSet(NamedTuple):
     """The wire format these are a version of (``phi-core``), None when nothing says."""
 
     def references(self, name: str) -> set[str]:
-        """The definitions ``name`` refers to directly."""
-        return {_ref_name(ref) for ref in _refs(self.definitions[name])}
+        """The definitions ``name`` refers to directly, but those a union takes in whatever
+        they become (``anyOf: [Modality, {"type": "string"}]`` does not depend on Modality)."""
+        return {_ref_name(ref) for ref in _refs(self.definitions[name], self.definitions)}
 
 
 class Report(NamedTuple):
@@ -247,16 +250,22 @@ def _ref_name(ref: str) -> str:
     return ref.rpartition("/$defs/")[2] or ref
 
 
-def _refs(node: Any) -> Iterator[str]:
+def _refs(node: Any, definitions: Mapping[str, Any] | None = None) -> Iterator[str]:
+    """The references in ``node``; given the ``definitions``, not those an ``anyOf`` absorbs."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 yield value
+            elif key == "anyOf" and definitions is not None and isinstance(value, list):
+                skipped = absorbed(definitions, value)
+                for index, branch in enumerate(value):
+                    if index not in skipped:
+                        yield from _refs(branch, definitions)
             elif not key.startswith("x-"):
-                yield from _refs(value)
+                yield from _refs(value, definitions)
     elif isinstance(node, list):
         for item in node:
-            yield from _refs(item)
+            yield from _refs(item, definitions)
 
 
 def _types(node: Mapping[str, Any]) -> set[str] | None:
@@ -289,6 +298,13 @@ def _json_type(value: Any) -> str:
 
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _branch_key(branch: Any) -> str:
+    """How a union's branch is matched across versions: a $ref's type, else its own JSON."""
+    if isinstance(branch, dict) and set(branch) == {"$ref"}:
+        return _ref_name(branch["$ref"])
+    return _canonical(branch)
 
 
 class _Comparer:
@@ -380,14 +396,35 @@ class _Comparer:
         tag = node.get("discriminator", {}).get("propertyName")
         keys: dict[str, str] = {}
         for branch in node.get("oneOf") or node.get("anyOf") or []:
+            key = _branch_key(branch)
             if isinstance(branch, dict) and set(branch) == {"$ref"}:
-                name = _ref_name(branch["$ref"])
-                value = _tag_value(schemas, name, tag) if tag else None
-                shown = f"{name} ({tag} {_canonical(value)})" if value is not None else name
-                keys[name] = shown
+                value = _tag_value(schemas, key, tag) if tag else None
+                keys[key] = f"{key} ({tag} {_canonical(value)})" if value is not None else key
             else:
-                keys[_canonical(branch)] = _canonical(branch)
+                keys[key] = key
         return keys
+
+    def taker(
+        self,
+        readers: SchemaSet,
+        union: dict[str, Any],
+        kind: str,
+        writers: SchemaSet,
+        other: dict[str, Any],
+        shown: dict[str, str],
+        key: str,
+    ) -> str | None:
+        """The branch of ``union`` (an ``anyOf`` of ``readers``) that takes every document of the
+        branch ``key`` of ``other`` (of ``writers``) in, if one plainly does."""
+        if kind != "anyOf":
+            return None  # a oneOf branch that overlaps another fails: not plain
+        branch = next(
+            (b for b in other.get("anyOf", other.get("oneOf", [])) if _branch_key(b) == key), None
+        )
+        for candidate in union.get("anyOf", []):
+            if subsumes(readers.definitions, candidate, writers.definitions, branch):
+                return _branch_key(candidate)
+        return None
 
     def compare_unions(self, old: dict[str, Any], new: dict[str, Any], pointer: str) -> None:
         old_kind = next((key for key in _UNION if key in old), None)
@@ -399,9 +436,21 @@ class _Comparer:
         old_branches = self.branch_keys(self.old, old)
         new_branches = self.branch_keys(self.new, new)
         for key in new_branches.keys() - old_branches.keys():
-            self.add(where, "variant-added", f"variant {new_branches[key]} added", WIDER)
+            taker = self.taker(self.old, old, old_kind, self.new, new, new_branches, key)
+            summary = f"variant {new_branches[key]} added"
+            if taker is None:
+                self.add(where, "variant-added", summary, WIDER)
+            else:
+                summary += f": old readers take its data as {taker}"
+                self.add(where, "variant-added", summary, Impact.NONE)
         for key in old_branches.keys() - new_branches.keys():
-            self.add(where, "variant-removed", f"variant {old_branches[key]} removed", NARROWER)
+            taker = self.taker(self.new, new, new_kind, self.old, old, old_branches, key)
+            summary = f"variant {old_branches[key]} removed"
+            if taker is None:
+                self.add(where, "variant-removed", summary, NARROWER)
+            else:
+                summary += f": new readers take its data as {taker}"
+                self.add(where, "variant-removed", summary, Impact.NONE)
         if old_kind != new_kind:  # anyOf -> oneOf: overlapping branches now fail
             self.add(where, "union-changed", f"{old_kind} became {new_kind}", Impact.BOTH)
         old_tag = old.get("discriminator", {}).get("propertyName")

@@ -10,6 +10,8 @@ per format and version, over that version's public module (``phi_wire.formats``)
 * Operator-Use reads as its pydantic reader does (lax); a whole session file is one
   ``SessionFile`` document whose skipped lines are its problems; the problems listed are capped
   here, as its codec lists them all.
+* OpenTelemetry GenAI reads as the official schema judges (its codec lists every problem, capped
+  here too); its documents' types are the ones their shape has, ``InputMessages`` when none.
 
 A type may be ``list[T]``: a JSON array of ``T`` (``phi_wire.recognise`` names such arrays).
 """
@@ -38,8 +40,9 @@ class Reader:
         self.format = entry.format
         self.version = entry.version
         self.label = entry.label
-        self.exact = self.format != "operator-use"
+        self.exact = self.format in ("phi-core", "clark-agent")
         """Read by the serde codec (which caps its own work on an invalid document)."""
+
         self.fallback_type = FALLBACK_TYPES[self.format]
         """The type a document is judged as when nothing in it names one."""
         self._entry = entry
@@ -52,6 +55,12 @@ class Reader:
         if self._module is None:
             self._module = self._entry.load()
         return self._module
+
+    @property
+    def own_strict(self) -> bool:
+        """--strict asks the module's ``strict_problems`` (OpenTelemetry GenAI: the conventions
+        beyond the official schema) instead of comparing the document with what it writes."""
+        return hasattr(self.module, "strict_problems")
 
     def type_name(self, raw: bytes, document: Any = None) -> str:
         """The wire type a document is judged as (``document``: ``raw`` parsed, if it was):

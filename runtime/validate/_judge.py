@@ -61,6 +61,7 @@ from ._problems import (
     _skipped_lines,
 )
 from ._strict import (
+    _conventions,
     _not_canonical,
     _pi_dropped,
     _pi_losses,
@@ -457,7 +458,10 @@ def _read(
     try:
         value = own.load(name, raw, settings.max_problems)
     except own.module.WireError as error:
-        return _Read(_rejected(own, chunk, line, raw, name, error, settings), True)
+        rejected = _rejected(own, chunk, line, raw, name, error, settings)
+        if settings.strict and own.own_strict and error.line is None:
+            rejected += _conventions(own, chunk, line, raw, name, settings)  # who wrote it so
+        return _Read(rejected, True)
     records: list[Record] = []
     if name == "SessionFile":
         records = _skipped_lines(own, chunk, line, value, settings)
@@ -468,6 +472,8 @@ def _read(
         pretty = not chunk.lines and b"\n" in raw.strip() and name != "SessionFile"
         if pi_read is not None:
             records = _pi_losses(own, chunk, line, raw, value, name, pi_read, settings)
+        elif own.own_strict:
+            records = _conventions(own, chunk, line, raw, name, settings)
         else:
             records = _not_canonical(own, chunk, line, raw, value, name, pretty)
     return _Read(records, False)

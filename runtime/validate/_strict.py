@@ -1,6 +1,8 @@
 """``--strict``: what the implementation accepts but never writes (a document not in its canonical
 form: other key order, values written otherwise, unknown keys), and for a pi document phi-core
-reads, each key phi-core would drop, at its pointer."""
+reads, each key phi-core would drop, at its pointer. A format whose module has its own strict
+reading (``strict_problems``: OpenTelemetry GenAI, whose official schema checks little) reports
+its findings instead."""
 
 from __future__ import annotations
 
@@ -166,3 +168,29 @@ def _session_not_canonical(
         index += 1
     message = f"accepted, but {own.format} writes the file otherwise (its line endings)"
     return [_record(own, chunk, line, pointer="", type="SessionFile", variant="", message=message)]
+
+
+def _conventions(
+    own: Reader, chunk: Chunk, line: int, raw: bytes, name: str, settings: Settings
+) -> list[Record]:
+    """--strict, a format with its own strict reading: each finding at its pointer (and line)."""
+    found = own.module.strict_problems(name, raw)
+    listed = found[: settings.max_problems]
+    pointers = [problem.pointer for problem in listed]
+    records = [
+        _record(
+            own,
+            chunk,
+            where,
+            pointer=problem.pointer,
+            type=name,
+            variant="",
+            message=problem.message,
+        )
+        for where, problem in zip(_where(chunk, line, raw, pointers), listed, strict=True)
+    ]
+    omitted = len(found) - len(listed)
+    if omitted:
+        more = f"and {omitted:,} more findings of strict mode, not listed (--max-problems)"
+        records.append(_more_record(own, chunk, line, name, more, omitted))
+    return records
