@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from phi_wire.formats import FORMATS
+from phi_wire.remote import MissingExtra
 from phi_wire.validate import (
     AUTO,
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -186,7 +187,7 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
             include=args.include,
             exclude=args.exclude,
         )
-    except ValueError as error:
+    except (ValueError, MissingExtra) as error:  # a URL without the remote extra: one line
         raise UsageError(str(error)) from None
     started = time.perf_counter()
     progress = Progress(run, sys.stderr, not args.quiet)

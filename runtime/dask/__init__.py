@@ -1,0 +1,1 @@
+"""phi_wire.dask (placeholder)."""
