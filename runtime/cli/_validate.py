@@ -27,6 +27,7 @@ from phi_wire.validate import (
     validate,
 )
 
+from ._dask import LOCAL, is_address, validate_on_dask
 from ._shared import (
     SELECTION_HELP,
     Output,
@@ -109,7 +110,9 @@ def add_validate(commands: Any) -> None:
         description=VALIDATE_HELP,
         formatter_class=ParagraphsFormatter,
     )
-    validate.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
+    validate.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files, folders, URLs, or - for stdin"
+    )
     validate.add_argument(
         "--format",
         type=wire_format,
@@ -169,10 +172,27 @@ def add_validate(commands: Any) -> None:
         metavar="N",
         help=f"worker processes (this machine: {default_jobs()})",
     )
+    validate.add_argument(
+        "--dask",
+        nargs="?",
+        const=LOCAL,
+        metavar="ADDRESS",
+        help="run on a Dask cluster: the scheduler at ADDRESS (tcp://host:8786), or without one "
+        "a LocalCluster of this machine's cores (needs: pip install 'phi-wire[dask]')",
+    )
     validate.set_defaults(run=run_validate)
 
 
 def run_validate(args: argparse.Namespace, output: Output) -> int:
+    if args.dask is not None and not is_address(args.dask):  # --dask PATH: no address given
+        args.paths.insert(0, args.dask)
+        args.dask = LOCAL
+    if not args.paths:
+        raise UsageError("validate: the following arguments are required: PATH")
+    if args.dask is not None:
+        if args.jobs != 1:
+            raise UsageError("validate: --jobs is for one machine; --dask runs on the cluster's")
+        return report_dask(args, output)
     try:
         run = validate(
             args.paths,
@@ -212,6 +232,30 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
     if run.tally.invalid:
         return 1
     return 0 if run.complete else 2
+
+
+def report_dask(args: argparse.Namespace, output: Output) -> int:
+    """The run on a Dask cluster, reported as a local run is."""
+    started = time.perf_counter()
+    try:
+        run, records = validate_on_dask(args, args.dask, not args.quiet)
+    except MissingExtra as error:
+        raise UsageError(str(error)) from None
+    reported = 0
+    stopped = False
+    for record in records:
+        if record.kind == PROBLEM:
+            if args.max_errors is not None and reported >= args.max_errors:
+                stopped = True
+                break
+            reported += 1
+        emit(record, args, output)
+    list_files(run, args, output)
+    summarize(run, time.perf_counter() - started, args, stopped, output)
+    output.flush()
+    if run.tally.input_errors:
+        return 2
+    return 1 if run.tally.invalid else 0
 
 
 def emit(record: Record, args: argparse.Namespace, output: Output) -> None:
