@@ -60,9 +60,11 @@ fits pi).
 its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
 d0da87a6, the default, or d1cdaad8).
 
-Inputs: files, folders and - (standard input). A .json file is one document; a .jsonl or
-.ndjson file holds one document per line; any of them may be gzip-compressed. The layout and
-the compression are recognised from the content, whatever the name says. Folders are read
+Inputs: files, folders, - (standard input) and URLs (s3://bucket/prefix/, a glob such as
+'s3://bucket/2025-*/*.jsonl.gz'; needs pip install 'phi-wire[remote]', credentials from s3fs's
+usual environment and files; a prefix is read as a folder). A .json file is one document; a
+.jsonl or .ndjson file holds one document per line; any of them may be gzip-compressed. The
+layout and the compression are recognised from the content, whatever the name says. Folders are read
 recursively for files with those names (in any letter case); hidden folders and files (a name
 starting with a dot, such as .git or .venv) and vendored folders
 ({", ".join(sorted(SKIPPED_FOLDERS))}, and Python virtual environments) are
@@ -95,6 +97,11 @@ file, unreadable, truncated gzip, over the size limit, nothing to validate, a fo
 does not speak), a usage error, the output could not be written (a closed pipe, a full disk,
 standard output closed), or the run was interrupted (Ctrl-C). Never 0 unless every document was
 judged valid.
+
+--dask [ADDRESS] runs on a Dask cluster (pip install 'phi-wire[dask]'): the scheduler at
+ADDRESS, or a LocalCluster of this machine's cores; the same report and exit status, Dask's
+progress bar on a terminal. Big uncompressed JSONL files are split into byte ranges, gzip and
+whole-document files are one task each (gzip cannot be split).
 
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
