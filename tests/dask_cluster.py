@@ -18,7 +18,7 @@ def local_cluster() -> LocalCluster:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port (none without bokeh)
         silence_logs=40,  # errors only: a killed worker's restart is expected here
     )
 

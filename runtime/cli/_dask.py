@@ -46,7 +46,7 @@ def connected(address: str) -> Iterator[Client]:
                 n_workers=on_dask.default_workers(),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port (none without bokeh)
             )
             stack.enter_context(cluster)
             target: Any = cluster

@@ -139,8 +139,9 @@ def validate(
     """Judge ``paths`` (files, folders, globs, URLs) on a Dask cluster: the arguments are
     ``phi_wire.validate.validate``'s (``format`` None: each file's recognised), ``client`` the
     cluster's (None: whatever scheduler Dask uses when the result is computed), ``block_bytes``
-    the input of one task at most. Walks the paths here (listing prefixes, matching globs) and
-    reads the first lines of each file to split; the files themselves are read by the workers.
+    the input of one task at most (less when the input is small for the cluster's workers).
+    Walks the paths here (listing prefixes, matching globs) and reads the first lines of each big
+    file to split it; the files themselves are read by the workers.
     ``MissingExtra`` without dask; bad arguments raise as ``phi_wire.validate.validate`` does."""
     require()
     run = validate_here(
@@ -155,7 +156,8 @@ def validate(
         include=include,
         exclude=exclude,
     )
-    return DaskValidation(run, split(run, block_bytes), client)
+    workers = default_workers() if client is None else len(client.scheduler_info()["workers"])
+    return DaskValidation(run, split(run, block_bytes, max(1, workers)), client)
 
 
 def _graph(run: Validation, parts: list[Part]) -> tuple[Bag, Delayed]:

@@ -31,7 +31,7 @@ from . import FAST_BUILD_MIN_BYTES, Validation, nothing_found, prepare_fast_path
 from ._fastpath import fast_path_for
 from ._folder import forget_folders
 from ._inputs import input_size, is_plain_file, layout_note, peek_layout
-from ._parallel import judge_range, judged, placed, range_bounds, range_lines
+from ._parallel import RANGE_BYTES, judge_range, judged, placed, range_bounds, range_lines
 from ._records import AUTO, HOME_FORMAT, INPUT, FileStart, Outcome, Record, Settings, Verdict
 from ._totals import Totals
 from ._walk import LINES
@@ -79,13 +79,17 @@ class Counted(NamedTuple):
     totals: Totals
 
 
-def split(run: Validation, block_bytes: int) -> list[Part]:
-    """The files of ``run`` as parts of about ``block_bytes`` each, in input order: a plain,
-    uncompressed JSONL file larger than a block in ranges of at most ``block_bytes``, other files
-    (gzip, whole documents, small files) whole, consecutive small ones batched up to a block.
-    Reads each big file's first lines (its layout and format)."""
-    if block_bytes < 1:
-        raise ValueError(f"block_bytes must be at least 1, not {block_bytes}")
+def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
+    """The files of ``run`` as parts of about a block each, in input order: a plain,
+    uncompressed JSONL file larger than a block in ranges of at most a block, other files (gzip,
+    whole documents, small files) whole, consecutive small ones batched up to a block. A block is
+    ``block_bytes``, or less on little input: at most a quarter of each of ``workers``' share (so
+    that all are busy to the end), and no less than ``RANGE_BYTES``. Reads each big file's first
+    lines (its layout and format)."""
+    if block_bytes < 1 or workers < 1:
+        raise ValueError(f"block_bytes and workers must be at least 1: {block_bytes}, {workers}")
+    sizes = [input_size(name) for name in run.names]
+    block_bytes = min(block_bytes, max(RANGE_BYTES, sum(sizes) // (4 * workers)))
     if not run.settings.strict:
         prepare_fast_paths(run.settings, run.names)  # built once here, loaded from the cache there
     parts: list[Part] = []
@@ -98,8 +102,7 @@ def split(run: Validation, block_bytes: int) -> list[Part]:
             parts.append(Part(tuple(batch), batch_bytes))
             batch, batch_bytes = [], 0
 
-    for name in run.names:
-        size = input_size(name)
+    for name, size in zip(run.names, sizes, strict=True):
         ranges = _ranges(name, size, block_bytes, run.settings)
         if ranges:
             flush()
