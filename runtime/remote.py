@@ -18,10 +18,11 @@ earlier run in the same process).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -39,7 +40,9 @@ __all__ = [
     "glob",
     "has_glob",
     "is_url",
+    "open_path",
     "open_url",
+    "path_size",
     "require",
     "size",
 ]
@@ -175,10 +178,10 @@ def glob(url: str) -> list[tuple[str, str]]:
     with _as_os_errors(url):
         fs.invalidate_cache()
         found = fs.glob(path, detail=True)
-    return sorted(
-        ("folder" if info.get("type") == "directory" else "file", fs.unstrip_protocol(name))
-        for name, info in found.items()
-    )
+    files = {name: info for name, info in found.items() if info.get("type") != "directory"}
+    matched = [("file", entry.url) for entry in _entries(fs, files)]  # their sizes noted
+    folders = [fs.unstrip_protocol(name) for name in found if name not in files]
+    return sorted(matched + [("folder", url) for url in folders])
 
 
 class RemoteFile:
@@ -218,3 +221,15 @@ class RemoteFile:
 def open_url(url: str) -> RemoteFile:
     """The object at ``url`` opened for reading (``OSError`` when it cannot be)."""
     return RemoteFile(url)
+
+
+def open_path(name: str) -> RemoteFile | BinaryIO:
+    """A local path or a URL opened for reading bytes (``read``, ``seek``, ``close``; ``OSError``
+    when it cannot be): what a reader of either calls."""
+    return open_url(name) if is_url(name) else open(name, "rb")
+
+
+def path_size(name: str) -> int:
+    """The size of a local file or of the object at a URL, as stored (``OSError`` when it cannot
+    be asked)."""
+    return size(name) if is_url(name) else os.path.getsize(name)

@@ -167,8 +167,9 @@ def json_lines(out: str) -> list[dict[str, object]]:
 def test_the_command_on_the_cluster(
     client: Client, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """``--dask ADDRESS``: the local run's report and exit status, in text and in JSON; an
-    address that no scheduler answers is one line, exit 2."""
+    """``--dask ADDRESS``, and ``--dask`` alone (a LocalCluster of its own): the local run's
+    report and exit status, in text and in JSON; standard input, and an address that no
+    scheduler answers, are one line, exit 2."""
     archive = str(generated(tmp_path))
     address = client.scheduler.address
     for args in (["--output-format", "json"], ["--strict"], ["--quiet", "--max-errors", "3"]):
@@ -177,9 +178,15 @@ def test_the_command_on_the_cluster(
         assert on_cluster[0] == code == 1  # invalid documents, no input error
         if "json" in args:
             assert json_lines(on_cluster[1]) == json_lines(out)
-        else:
+        elif "--quiet" in args:  # no summary: every line
+            assert on_cluster[1] == out and len(out.splitlines()) == 3
+        else:  # the summary's timing aside
             assert on_cluster[1].splitlines()[:-1] == out.splitlines()[:-1]
         assert on_cluster[2] == err
+    local = run(capsys, "validate", "--quiet", archive)
+    assert run(capsys, "validate", "--quiet", "--dask", archive) == local  # its own LocalCluster
+    code, out, err = run(capsys, "validate", "--dask", address, "-")
+    assert (code, out) == (2, "") and "standard input (-) cannot be read" in err
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_validate import sample_lines, write_jsonl
+from bench_validate import machine_scaling, sample_lines, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 TERABYTE = 1e12
@@ -191,6 +191,7 @@ def run(work: Path, lines: list[str], args: argparse.Namespace) -> None:
             f"  {label}: 2 workers / 1 worker {one_s / two_s:.2f}x (goal >= 1.8x); "
             f"2 workers against --jobs 2: {100 * (two_s / jobs_s - 1):+.0f}% (goal <= +15%)"
         )
+    print(f"  the machine itself: {machine_scaling(args.repeat)} (the ceiling of any 2x here)")
     overhead = task_overhead(two)
     worker_rate = size * 1e6 / medians["plain: dask, 1 worker"]  # bytes per second
     two.close()

@@ -156,6 +156,8 @@ def validate(
         include=include,
         exclude=exclude,
     )
+    if "-" in run.names:
+        raise ValueError("standard input (-) cannot be read by a cluster's workers: name files")
     workers = default_workers() if client is None else len(client.scheduler_info()["workers"])
     return DaskValidation(run, split(run, block_bytes, max(1, workers)), client)
 

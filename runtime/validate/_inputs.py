@@ -160,12 +160,12 @@ def is_plain_file(name: str) -> bool:
 
 def stored_size(name: str) -> int:
     """The size of a plain file or object as stored (``OSError`` if it cannot be sized)."""
-    return remote.size(name) if remote.is_url(name) else os.path.getsize(name)
+    return remote.path_size(name)
 
 
 def open_stored(name: str) -> Readable:
     """A plain file or object opened for reading bytes (``OSError`` if it cannot be)."""
-    return remote.open_url(name) if remote.is_url(name) else open(name, "rb")
+    return remote.open_path(name)
 
 
 def input_size(name: str) -> int:

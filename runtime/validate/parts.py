@@ -34,7 +34,7 @@ from ._inputs import input_size, is_plain_file, layout_note, peek_layout
 from ._parallel import RANGE_BYTES, judge_range, judged, placed, range_bounds, range_lines
 from ._records import AUTO, HOME_FORMAT, INPUT, FileStart, Outcome, Record, Settings, Verdict
 from ._totals import Totals
-from ._walk import LINES
+from ._walk import DOCUMENT, LINES, named_layout
 
 __all__ = [
     "Counted",
@@ -66,6 +66,9 @@ class Part(NamedTuple):
     """A file's start (and its layout note), carried by its first range."""
     plan: Recognised | None = None
     """The format the file's first lines have (ranges after the first cannot see them)."""
+    build: bool = False
+    """Whether the run's input is worth building the fast path for (a worker without it in its
+    cache, on another machine, builds it once), as a local run of that input would."""
 
     @property
     def is_range(self) -> bool:
@@ -90,6 +93,7 @@ def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
         raise ValueError(f"block_bytes and workers must be at least 1: {block_bytes}, {workers}")
     sizes = [input_size(name) for name in run.names]
     block_bytes = min(block_bytes, max(RANGE_BYTES, sum(sizes) // (4 * workers)))
+    build = sum(sizes) >= FAST_BUILD_MIN_BYTES
     if not run.settings.strict:
         prepare_fast_paths(run.settings, run.names)  # built once here, loaded from the cache there
     parts: list[Part] = []
@@ -99,11 +103,11 @@ def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
     def flush() -> None:
         nonlocal batch, batch_bytes
         if batch:
-            parts.append(Part(tuple(batch), batch_bytes))
+            parts.append(Part(tuple(batch), batch_bytes, build=build))
             batch, batch_bytes = [], 0
 
     for name, size in zip(run.names, sizes, strict=True):
-        ranges = _ranges(name, size, block_bytes, run.settings)
+        ranges = _ranges(name, size, block_bytes, run.settings, build)
         if ranges:
             flush()
             parts += ranges
@@ -116,7 +120,7 @@ def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
     return parts
 
 
-def _ranges(name: str, size: int, block_bytes: int, settings: Settings) -> list[Part]:
+def _ranges(name: str, size: int, block_bytes: int, settings: Settings, build: bool) -> list[Part]:
     """A big plain JSONL file's ranges (none for any other file)."""
     if size <= block_bytes or not is_plain_file(name):
         return []
@@ -130,7 +134,16 @@ def _ranges(name: str, size: int, block_bytes: int, settings: Settings) -> list[
         head.append(Verdict(0, 0, 0, [note]))
     bounds = range_bounds(size, -(-size // block_bytes))
     return [
-        Part((name,), end - start, start, end, number, tuple(head) if number == 0 else (), plan)
+        Part(
+            (name,),
+            end - start,
+            start,
+            end,
+            number,
+            tuple(head) if number == 0 else (),
+            plan,
+            build,
+        )
         for number, (start, end) in enumerate(pairwise(bounds))
     ]
 
@@ -145,10 +158,10 @@ def judge(part: Part, settings: Settings, run_id: object = None) -> list[Outcome
     if run_id != _RUN[0]:
         forget_folders()
         _RUN[0] = run_id
-    home = settings.format in (HOME_FORMAT, AUTO)
-    if home and part.is_range and not settings.strict and part.size >= FAST_BUILD_MIN_BYTES:
-        # a worker on another machine has no cache the caller's build filled: built once here
-        fast_path_for(settings.version, settings.forced, build=True, lines=True)
+    if part.build and settings.format in (HOME_FORMAT, AUTO) and not settings.strict:
+        # loaded from the cache the caller's split filled, or (another machine) built once here
+        for lines in {part.is_range or named_layout(name) != DOCUMENT for name in part.names}:
+            fast_path_for(settings.version, settings.forced, build=True, lines=lines)
     outcomes: list[Outcome] = list(part.head)
     try:
         if part.is_range:
