@@ -18,7 +18,11 @@ run of ``--memory-mb`` and after one of ``--size-mb``, on fresh one-worker clust
 server on 127.0.0.1 in this process, ``--s3-mb`` of the plain files uploaded, two workers reading
 them against the same files on disk. The model: one worker's throughput, the scheduler's cost per
 task (the wall time of a few thousand empty tasks on the two workers), the block size that keeps
-that cost under 5% of a task, and the workers that validate 1 TB in an hour.
+that cost under 5% of a task, and the workers that validate 1 TB in an hour. Beside them, what two
+CPU-bound processes get out of the machine (``bench_validate``'s probe: the ceiling of any 2x).
+
+Do not edit phi_wire's sources while it runs: the fast path's cache key digests them, and a worker
+that misses the cache judges without it (or builds it again).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
+import logging
+import math
 import os
 import shutil
 import statistics
@@ -73,7 +79,7 @@ def cluster(workers: int) -> Any:
         threads_per_worker=1,
         processes=True,
         dashboard_address=":0",  # any free port (none without bokeh)
-        silence_logs=40,
+        silence_logs=50,  # a worker's heartbeat failing as its cluster closes is no news
     )
     client = Client(local)
     client.wait_for_workers(workers)
@@ -211,9 +217,9 @@ def run(work: Path, lines: list[str], args: argparse.Namespace) -> None:
     )
     workers = TERABYTE / 3600 / worker_rate
     print(
-        f"  1 TB in an hour: {TERABYTE / 3600 / 1e6:.0f} MB/s, {workers:.0f} workers (cores) at "
-        f"this rate (gzip: the uncompressed bytes count; one task per file, so at least as many "
-        f"files as workers)"
+        f"  1 TB in an hour: {TERABYTE / 3600 / 1e6:.0f} MB/s, {workers:.1f} workers' worth: "
+        f"{math.ceil(workers)} workers (cores) at this rate (gzip: the uncompressed bytes count; "
+        f"one task per file, so at least as many files as workers)"
     )
     print(f"after: {load()}")
 
@@ -242,6 +248,7 @@ def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
     import s3fs
     from moto.server import ThreadedMotoServer
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -6,6 +6,7 @@ line and exit status 2."""
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 from collections.abc import Iterator
@@ -47,6 +48,7 @@ def connected(address: str) -> Iterator[Client]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",  # any free port (none without bokeh)
+                silence_logs=logging.ERROR,  # its workers' warnings are not the report's
             )
             stack.enter_context(cluster)
             target: Any = cluster
