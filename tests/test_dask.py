@@ -119,7 +119,8 @@ def test_generated_data_cut_into_ranges(client: Client, tmp_path: Path) -> None:
 
 def test_through_s3(client: Client, s3_server: S3, tmp_path: Path) -> None:
     """The corpus and the generated archive in a bucket, read by the workers (the ranges by
-    ranged reads): the records of the local run on the local files, named by their URLs."""
+    ranged reads): the records of the local run on the local files, named by their URLs; an
+    object gone before a worker reads it is an input error naming it."""
     archive = generated(tmp_path)
     bucket = s3_server.bucket()
     s3_server.upload(CORPUS, f"s3://{bucket}/corpus")
@@ -134,6 +135,12 @@ def test_through_s3(client: Client, s3_server: S3, tmp_path: Path) -> None:
             f.file for f in local.files
         ]
         assert summary.tally.as_dict() == local.tally.as_dict()
+    gone = f"s3://{bucket}/archive/2025-02/small-0.jsonl"
+    distributed = on_dask.validate(f"s3://{bucket}/archive/", client=client, block_bytes=BLOCK)
+    s3_server.filesystem().rm(gone)  # listed, then gone before a worker reads it
+    computed, summary = distributed.compute()
+    assert [r.file for r in summary.tally.input_errors] == [gone]
+    assert [r.file for r in computed if r.kind == "input"] == [gone]
 
 
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
