@@ -18,14 +18,16 @@ earlier run in the same process).
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
-if TYPE_CHECKING:
-    from fsspec import AbstractFileSystem
+FileSystem = Any
+"""An fsspec ``AbstractFileSystem``: fsspec ships no type information, and it is imported by name
+at run time only (so that a user's ``mypy --strict`` never analyses it)."""
 
 __all__ = [
     "DASK_EXTRA",
@@ -76,11 +78,11 @@ def has_glob(url: str) -> bool:
     return _GLOB_CHARACTERS.search(url.partition("://")[2]) is not None
 
 
-def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+def _filesystem(url: str) -> tuple[FileSystem, str]:
     """The fsspec filesystem of a URL and the path in it; ``MissingExtra`` when fsspec or the
     protocol's own package is not installed."""
     try:
-        from fsspec.core import url_to_fs
+        url_to_fs = importlib.import_module("fsspec.core").url_to_fs
     except ImportError:
         raise MissingExtra(f"{url}: reading URLs needs the remote extra: {REMOTE_EXTRA}") from None
     try:
@@ -120,7 +122,7 @@ _SIZES: dict[str, int] = {}
 """The sizes listings gave, so that sizing the files a walk found asks the store nothing more."""
 
 
-def _entries(fs: AbstractFileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
+def _entries(fs: FileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
     entries = sorted(
         Entry(fs.unstrip_protocol(path), int(info.get("size") or 0))
         for path, info in found.items()

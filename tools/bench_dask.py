@@ -245,7 +245,7 @@ def measure_memory(work: Path, lines: list[str], args: argparse.Namespace, versi
 
 def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
     """Two workers on objects in moto's S3 server on 127.0.0.1 against the same local files."""
-    import s3fs
+    import s3fs  # type: ignore[import-untyped]
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request

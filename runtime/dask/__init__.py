@@ -183,7 +183,9 @@ def _graph(run: Validation, parts: list[Part]) -> tuple[Bag, Delayed]:
         if part.is_range and part.number > 0:
             first = i - part.number  # the file's first range
             if first not in offsets_by_file:
-                ranges = [j for j in range(first, len(parts)) if _same_file(parts, first, j)]
+                ranges = [first]  # the file's ranges follow one another
+                while _same_file(parts, first, ranges[-1] + 1):
+                    ranges.append(ranges[-1] + 1)
                 offsets_by_file[first] = delayed(line_offsets, pure=True)(
                     [parts[j] for j in ranges], [lines[j] for j in ranges]
                 )
@@ -206,11 +208,11 @@ def _graph(run: Validation, parts: list[Part]) -> tuple[Bag, Delayed]:
 
 
 def _same_file(parts: list[Part], first: int, j: int) -> bool:
-    return (
-        parts[j].is_range
-        and parts[j].names == parts[first].names
-        and (parts[j].number == j - first)
-    )
+    """Whether part ``j`` is a range of the file whose first range is part ``first``."""
+    if j >= len(parts):
+        return False
+    later = parts[j]
+    return later.is_range and later.names == parts[first].names and later.number == j - first
 
 
 def _records(count: Counted) -> list[Record]:

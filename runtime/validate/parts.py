@@ -57,7 +57,7 @@ class Part(NamedTuple):
 
     names: tuple[str, ...]
     size: int
-    """Bytes to judge (uncompressed, as far as known): what decides the fast path's build."""
+    """Bytes to judge (uncompressed, as far as known)."""
     start: int = 0
     end: int = -1
     """-1: whole files; else the range's end."""
