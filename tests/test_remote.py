@@ -44,6 +44,41 @@ def test_the_corpus_through_s3_gives_the_local_records(s3_server: S3) -> None:
         "input_errors": remote.tally.as_dict()["input_errors"],
     }
     assert len(remote.tally.input_errors) == len(local.tally.input_errors)
+    for options in (
+        {"include": ["**/streams/*.jsonl"], "format": "phi-core", "strict": True},
+        {"exclude": ["manifest.json", "rejected", "valid/**"]},
+    ):
+        here = validate(str(CORPUS), version="0.10", **options)  # type: ignore[arg-type]
+        there = validate(url + "/", version="0.10", **options)  # type: ignore[arg-type]
+        assert as_local(list(there), url, CORPUS) == list(here)
+        assert [f.file.replace(url, str(CORPUS)) for f in there.files] == [
+            f.file for f in here.files
+        ]
+        assert there.tally.as_dict() == here.tally.as_dict() and here.tally.files > 0
+
+
+def test_hidden_and_vendored_folders_under_a_prefix(s3_server: S3, tmp_path: Path) -> None:
+    """Under a prefix, hidden and vendored "folders" and a Python environment's are skipped as on
+    disk, and read with ``all_folders``."""
+    bucket = s3_server.bucket()
+    for key in ("a/events.jsonl", "a/.hidden/x.jsonl", "a/node_modules/y.jsonl", "a/env/z.jsonl"):
+        s3_server.put(f"s3://{bucket}/{key}", EVENTS)
+        (tmp_path / key).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / key).write_bytes(EVENTS)
+    for where in (f"s3://{bucket}/a/env/pyvenv.cfg", str(tmp_path / "a" / "env" / "pyvenv.cfg")):
+        if where.startswith("s3://"):
+            s3_server.put(where, b"home = /usr\n")
+        else:
+            Path(where).write_bytes(b"home = /usr\n")
+    for all_folders in (False, True):
+        here = validate(str(tmp_path / "a"), all_folders=all_folders)
+        there = validate(f"s3://{bucket}/a/", all_folders=all_folders)
+        local_records, remote_records = list(here), list(there)
+        assert as_local(remote_records, f"s3://{bucket}/a", tmp_path / "a") == local_records
+        assert [f.file.rpartition("/")[2] for f in there.files] == [
+            Path(f.file).name for f in here.files
+        ]
+        assert there.tally.files == (4 if all_folders else 1)
 
 
 def test_globs_gzip_and_ranges(s3_server: S3, tmp_path: Path) -> None:
