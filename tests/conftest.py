@@ -21,6 +21,7 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import ROOT, fixtures_root
+from s3 import s3_server  # noqa: F401 - the S3 server fixture of the remote and Dask tests
 
 # A missing corpus must stop the run, never turn the fixture tests into skips.
 fixtures_root()

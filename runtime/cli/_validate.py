@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from phi_wire.formats import FORMATS
+from phi_wire.remote import MissingExtra
 from phi_wire.validate import (
     AUTO,
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -26,6 +27,7 @@ from phi_wire.validate import (
     validate,
 )
 
+from ._dask import LOCAL, is_address, validate_on_dask
 from ._shared import (
     SELECTION_HELP,
     Output,
@@ -58,9 +60,11 @@ fits pi).
 its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
 d0da87a6, the default, or d1cdaad8).
 
-Inputs: files, folders and - (standard input). A .json file is one document; a .jsonl or
-.ndjson file holds one document per line; any of them may be gzip-compressed. The layout and
-the compression are recognised from the content, whatever the name says. Folders are read
+Inputs: files, folders, - (standard input) and URLs (s3://bucket/prefix/, a glob such as
+'s3://bucket/2025-*/*.jsonl.gz'; needs pip install 'phi-wire[remote]', credentials from s3fs's
+usual environment and files; a prefix is read as a folder). A .json file is one document; a
+.jsonl or .ndjson file holds one document per line; any of them may be gzip-compressed. The
+layout and the compression are recognised from the content, whatever the name says. Folders are read
 recursively for files with those names (in any letter case); hidden folders and files (a name
 starting with a dot, such as .git or .venv) and vendored folders
 ({", ".join(sorted(SKIPPED_FOLDERS))}, and Python virtual environments) are
@@ -94,6 +98,11 @@ does not speak), a usage error, the output could not be written (a closed pipe, 
 standard output closed), or the run was interrupted (Ctrl-C). Never 0 unless every document was
 judged valid.
 
+--dask [ADDRESS] runs on a Dask cluster (pip install 'phi-wire[dask]'): the scheduler at
+ADDRESS, or a LocalCluster of this machine's cores; the same report and exit status, Dask's
+progress bar on a terminal. Big uncompressed JSONL files are split into byte ranges, gzip and
+whole-document files are one task each (gzip cannot be split).
+
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
 all documents under --strict, are judged by the models themselves.
@@ -108,7 +117,9 @@ def add_validate(commands: Any) -> None:
         description=VALIDATE_HELP,
         formatter_class=ParagraphsFormatter,
     )
-    validate.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
+    validate.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files, folders, URLs, or - for stdin"
+    )
     validate.add_argument(
         "--format",
         type=wire_format,
@@ -168,10 +179,27 @@ def add_validate(commands: Any) -> None:
         metavar="N",
         help=f"worker processes (this machine: {default_jobs()})",
     )
+    validate.add_argument(
+        "--dask",
+        nargs="?",
+        const=LOCAL,
+        metavar="ADDRESS",
+        help="run on a Dask cluster: the scheduler at ADDRESS (tcp://host:8786), or without one "
+        "a LocalCluster of this machine's cores (needs: pip install 'phi-wire[dask]')",
+    )
     validate.set_defaults(run=run_validate)
 
 
 def run_validate(args: argparse.Namespace, output: Output) -> int:
+    if args.dask is not None and not is_address(args.dask):  # --dask PATH: no address given
+        args.paths.insert(0, args.dask)
+        args.dask = LOCAL
+    if not args.paths:
+        raise UsageError("validate: the following arguments are required: PATH")
+    if args.dask is not None:
+        if args.jobs != 1:
+            raise UsageError("validate: --jobs is for one machine; --dask runs on the cluster's")
+        return report_dask(args, output)
     try:
         run = validate(
             args.paths,
@@ -186,7 +214,7 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
             include=args.include,
             exclude=args.exclude,
         )
-    except ValueError as error:
+    except (ValueError, MissingExtra) as error:  # a URL without the remote extra: one line
         raise UsageError(str(error)) from None
     started = time.perf_counter()
     progress = Progress(lambda: run.total_bytes, sys.stderr, not args.quiet)
@@ -211,6 +239,30 @@ def run_validate(args: argparse.Namespace, output: Output) -> int:
     if run.tally.invalid:
         return 1
     return 0 if run.complete else 2
+
+
+def report_dask(args: argparse.Namespace, output: Output) -> int:
+    """The run on a Dask cluster, reported as a local run is."""
+    started = time.perf_counter()
+    try:
+        run, records = validate_on_dask(args, args.dask, not args.quiet)
+    except MissingExtra as error:
+        raise UsageError(str(error)) from None
+    reported = 0
+    stopped = False
+    for record in records:
+        if record.kind == PROBLEM:
+            if args.max_errors is not None and reported >= args.max_errors:
+                stopped = True
+                break
+            reported += 1
+        emit(record, args, output)
+    list_files(run, args, output)
+    summarize(run, time.perf_counter() - started, args, stopped, output)
+    output.flush()
+    if run.tally.input_errors:
+        return 2
+    return 1 if run.tally.invalid else 0
 
 
 def emit(record: Record, args: argparse.Namespace, output: Output) -> None:

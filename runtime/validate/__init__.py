@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from phi_wire import remote
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.formats.phi_core.recognise import detect_raw as detect
 
@@ -58,9 +59,11 @@ from ._records import (
     Record,
     Settings,
     Tally,
+    Verdict,
     display_name,
 )
 from ._select import Selection
+from ._totals import Totals
 from ._walk import DOCUMENT, LINES, SKIPPED_FOLDERS, Walk, named_layout
 from ._wording import byte_order_mark, explained
 
@@ -152,30 +155,6 @@ def prepare_fast_paths(settings: Settings, names: list[str]) -> None:
             fast_path_for(settings.version, None, build=size >= FAST_BUILD_MIN_BYTES, lines=lines)
 
 
-class _FileCounts:
-    """What one file has yielded so far (for its ``FileSummary``)."""
-
-    def __init__(self, start: FileStart) -> None:
-        self.start = start
-        self.documents = self.invalid = self.unjudged = self.bytes = self.input_errors = 0
-        self.judged: dict[Judged, None] = {}
-
-    def summary(self) -> FileSummary:
-        start = self.start
-        return FileSummary(
-            start.file,
-            start.layout,
-            start.named,
-            start.gzip,
-            self.documents,
-            self.invalid,
-            self.unjudged,
-            self.bytes,
-            self.input_errors,
-            tuple(self.judged),
-        )
-
-
 class Validation:
     """One run of the validator: iterate it once for the records (first what walking the paths
     found, a path that does not exist..., then each file's in input order); ``tally`` and
@@ -229,56 +208,33 @@ class Validation:
         return sum(input_size(name) for name in self.names)
 
     def __iter__(self) -> Iterator[Record]:
-        tally = self.tally
+        totals = Totals()
+        self.tally = totals.tally
         forget_folders()
         for record in self.walk.records:
-            yield self._counted(record)
+            yield totals.count(record)
         if not self.settings.strict:
             prepare_fast_paths(self.settings, self.names)
-        current: _FileCounts | None = None
         for outcome in judge_files(self.names, self.settings, self.jobs):
-            if isinstance(outcome, FileStart):
-                if current is not None:
-                    self.files.append(current.summary())
-                current = _FileCounts(outcome)
-                tally.files += 1
-                continue
-            tally.documents += outcome.documents
-            tally.invalid += outcome.invalid
-            tally.unjudged += outcome.unjudged
-            tally.bytes += outcome.size
-            if current is not None:
-                current.documents += outcome.documents
-                current.invalid += outcome.invalid
-                current.unjudged += outcome.unjudged
-                current.bytes += outcome.size
-                current.input_errors += sum(r.kind == INPUT for r in outcome.records)
-                for judged in outcome.judged:
-                    current.judged.setdefault(judged, None)
-            if self.on_progress is not None and outcome.size:
+            if isinstance(outcome, FileStart) and totals.files:
+                self.files.append(totals.files[-1].summary())  # the file before it is done
+            yield from totals.add(outcome)
+            if self.on_progress is not None and isinstance(outcome, Verdict) and outcome.size:
                 self.on_progress(outcome.size)
-            for record in outcome.records:
-                yield self._counted(record)
-        if current is not None:
-            self.files.append(current.summary())
-        if tally.documents == 0 and not tally.input_errors:
-            where = ", ".join(self.paths)
-            yield self._counted(
-                Record(where, 0, "", "", "", "nothing to validate: no documents found", INPUT)
-            )
+        if totals.files:
+            self.files.append(totals.files[-1].summary())
+        closing = nothing_found(self.tally, self.paths)
+        if closing is not None:
+            yield totals.count(closing)
         self.complete = True
 
-    def _counted(self, record: Record) -> Record:
-        tally = self.tally
-        if record.kind == PROBLEM:
-            tally.problems += 1
-        elif record.kind == INPUT:
-            tally.input_errors.append(record)
-        elif record.kind == NOTE:
-            tally.notes.append(record)
-        elif record.kind == MORE:
-            tally.omitted += record.omitted
-        return record
+
+def nothing_found(tally: Tally, paths: list[str]) -> Record | None:
+    """The record that ends a run in which no document was found and nothing failed to be read."""
+    if tally.documents == 0 and not tally.input_errors:
+        where = ", ".join(paths)
+        return Record(where, 0, "", "", "", "nothing to validate: no documents found", INPUT)
+    return None
 
 
 Paths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -340,6 +296,9 @@ def validate(
     ``UnknownType``, a count below 1; paths that are not text (``bytes``) raise ``TypeError``.
     """
     names = path_names(paths)
+    for name in names:
+        if remote.is_url(name):
+            remote.require(name)  # MissingExtra: one line naming the extra to install
     if format != AUTO and format not in FORMATS:
         raise UnknownVersion(f"unknown format {format!r}; choose one of auto, {', '.join(FORMATS)}")
     if format == AUTO and type is not None:

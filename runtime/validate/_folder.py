@@ -9,7 +9,8 @@ whose JSON most of them have, then ``ORDER``. The formats it did not take stay n
 could have written it (``also``). Only the files directly in the same folder count, looked at as
 recognition looks at a file (a JSON document whole, a JSONL file by its first lines), at most
 ``FOLDER_FILES`` of them and ``FOLDER_HEAD_BYTES`` of each (gzip: inflated): the work is bounded,
-and done once per folder per run and process, only when an ambiguous file is met.
+and done once per folder per run and process, only when an ambiguous file is met. A URL's folder is
+the prefix it is in (``phi_wire.remote``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
 
+from phi_wire import remote
 from phi_wire.recognise import (
     ORDER,
     Recognised,
@@ -71,8 +73,12 @@ def _head(path: str) -> bytes | None:
     """The first ``FOLDER_HEAD_BYTES`` (and one more) of a file, inflated if gzip; None if it
     cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(FOLDER_HEAD_BYTES + 1)
+        if remote.is_url(path):
+            with remote.open_url(path) as stored:
+                raw = stored.read(FOLDER_HEAD_BYTES + 1)
+        else:
+            with open(path, "rb") as handle:
+                raw = handle.read(FOLDER_HEAD_BYTES + 1)
     except OSError:
         return None
     if raw.startswith(_GZIP_MAGIC):
@@ -101,19 +107,28 @@ def folder_claims(folder: str) -> FolderClaims:
     """What the files directly in ``folder`` (JSON names, not hidden) are."""
     claims = FolderClaims()
     try:
-        with os.scandir(folder) as listing:
-            names = sorted(
-                entry.path
-                for entry in listing
-                if is_json_name(entry.name) and not entry.name.startswith(".")
-            )
+        if remote.is_url(folder):
+            listed = (entry.url for entry in remote.children(folder))
+            names = sorted(url for url in listed if _json_file(url.rpartition("/")[2]))
+        else:
+            names = _folder_files(folder)
     except OSError:
         return claims
     for path in names[:FOLDER_FILES]:
-        found = _file_claim(path)
-        if found is not None:
-            claims.add(found)
+        found_claim = _file_claim(path)
+        if found_claim is not None:
+            claims.add(found_claim)
     return claims
+
+
+def _json_file(name: str) -> bool:
+    return is_json_name(name) and not name.startswith(".")
+
+
+def _folder_files(folder: str) -> list[str]:
+    """The JSON files directly in a local folder, sorted (``OSError`` if it cannot be read)."""
+    with os.scandir(folder) as listing:
+        return sorted(entry.path for entry in listing if _json_file(entry.name))
 
 
 def forget_folders() -> None:

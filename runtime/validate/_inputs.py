@@ -13,6 +13,8 @@ and its documents in chunks of whole lines, in bounded memory whatever the input
   byte, without reading it further into memory.
 * A regular file that ends before the size it had when opened (truncated during the run) is
   reported, so the documents it lost are not silently missing.
+* A URL (``phi_wire.remote``: ``s3://...``) is read as a regular file is: by offsets, sized as
+  stored; whatever the store raises is an ``INPUT`` record.
 * Empty input, one rule: empty text where a document belongs is one document, which is not JSON
   (serde_json rejects it: "EOF while parsing a value"). A file that is empty or only whitespace,
   whatever its name says (``.json`` or ``.jsonl``), is one such document; so is a blank line
@@ -31,8 +33,9 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO, NamedTuple
+from typing import NamedTuple, Protocol
 
+from phi_wire import remote
 from phi_wire.recognise import Recognised, parse
 
 from ._folder import settled
@@ -62,10 +65,12 @@ __all__ = [
     "is_plain_file",
     "layout_note",
     "not_json_start",
+    "open_stored",
     "peek_layout",
     "read_file",
     "read_range",
     "recognise_layout",
+    "stored_size",
 ]
 
 BLOCK_BYTES = 4 * 1024 * 1024
@@ -130,21 +135,50 @@ def not_json_start(data: bytes) -> str | None:
     )
 
 
+class Readable(Protocol):
+    """What the reader reads from: a file opened in binary, or an object in a store."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
+
+    def close(self) -> None: ...
+
+
 def is_plain_file(name: str) -> bool:
-    """A regular file (not stdin, a FIFO, a device): one that can be sized and read by offsets."""
+    """A regular file (not stdin, a FIFO, a device) or an object at a URL: one that can be sized
+    and read by offsets, by any process given its name."""
     if name == "-":
         return False
+    if remote.is_url(name):
+        return True
     try:
         return stat.S_ISREG(os.stat(name).st_mode)
     except OSError:
         return False
 
 
+def stored_size(name: str) -> int:
+    """The size of a plain file or object as stored (``OSError`` if it cannot be sized)."""
+    return remote.path_size(name)
+
+
+def open_stored(name: str) -> Readable:
+    """A plain file or object opened for reading bytes (``OSError`` if it cannot be)."""
+    return remote.open_path(name)
+
+
 def input_size(name: str) -> int:
     """Bytes to judge in one regular file (0 for others): for gzip, the uncompressed size its
-    trailer records (modulo 4 GB, as gzip keeps it)."""
+    trailer records (modulo 4 GB, as gzip keeps it); for an object at a URL, its stored size (no
+    request for the trailer)."""
     if not is_plain_file(name):
         return 0
+    if remote.is_url(name):
+        try:
+            return stored_size(name)
+        except OSError:
+            return 0  # reading it will report the problem
     try:
         size = os.path.getsize(name)
         with open(name, "rb") as handle:
@@ -173,12 +207,15 @@ class Source:
         self.consumed = 0
         try:
             if name == "-":
-                self.stream: BinaryIO = sys.stdin.buffer
+                self.stream: Readable = sys.stdin.buffer
                 self.owned = False
+            elif remote.is_url(name):
+                opened = remote.open_url(name)
+                self.stream, self.owned, self.expected = opened, True, opened.size
             else:
-                self.stream = open(name, "rb")  # noqa: SIM115 - closed by close()
-                self.owned = True
-                status = os.fstat(self.stream.fileno())
+                local = open(name, "rb")  # noqa: SIM115 - closed by close()
+                self.stream, self.owned = local, True
+                status = os.fstat(local.fileno())
                 if stat.S_ISDIR(status.st_mode):
                     raise IsADirectoryError(21, "Is a directory")
                 if stat.S_ISREG(status.st_mode):
@@ -520,7 +557,7 @@ class _Range:
     the last such line, read as ``Source.read`` reads (``InputError`` if the file shrank)."""
 
     def __init__(self, name: str, start: int, end: int) -> None:
-        self.handle = open(name, "rb")  # noqa: SIM115 - closed by the caller
+        self.handle = open_stored(name)
         self.end = end
         self.position = start
         self.done = False
@@ -546,6 +583,12 @@ class _Range:
         self.done = True
 
     def read(self, size: int) -> bytes:
+        try:
+            return self._read(size)
+        except OSError as error:
+            raise InputError(f"cannot read ({_reason(error)})") from None
+
+    def _read(self, size: int) -> bytes:
         if self.done:
             return b""
         if self.position < self.end:

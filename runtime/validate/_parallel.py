@@ -20,20 +20,23 @@ import os
 import stat
 from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import suppress
+from contextlib import closing, suppress
 from typing import TYPE_CHECKING, NamedTuple
 
 from phi_wire.formats.phi_core.recognise import FALLBACK
 from phi_wire.recognise import Recognised
+from phi_wire.remote import is_url
 
 from ._fastpath import fast_path_for
 from ._inputs import (
     Chunk,
     is_plain_file,
     layout_note,
+    open_stored,
     peek_layout,
     read_file,
     read_range,
+    stored_size,
 )
 from ._judge import judge_item, wire_module
 from ._records import AUTO, HOME_FORMAT, INPUT, FileStart, Outcome, Record, Settings, Verdict
@@ -46,9 +49,15 @@ __all__ = [
     "PARALLEL_MIN_BYTES",
     "RANGES_MIN_BYTES",
     "default_jobs",
+    "fallback",
     "judge_files",
+    "judge_range",
+    "judged",
+    "placed",
     "prepare",
     "processes",
+    "range_bounds",
+    "range_lines",
 ]
 
 RANGE_BYTES = 1024 * 1024
@@ -133,7 +142,7 @@ def by_ranges(
     prepare(settings, (True,))
     # at most 4096 ranges: their numbers (16 kB) fit a pipe's buffer before anyone reads
     count = min(4096, max(jobs * 8, -(-size // RANGE_BYTES)))
-    bounds = [size * index // count for index in range(count + 1)]
+    bounds = range_bounds(size, count)
     tickets_out, tickets_in = os.pipe()
     os.write(tickets_in, b"".join(index.to_bytes(4, "little") for index in range(count)))
     os.close(tickets_in)
@@ -175,20 +184,40 @@ def by_ranges(
             yield _lost(name, line_offset + 1, f"the lines starting in bytes {start:,}-{end:,}")
             line_offset += _lines_starting(name, start, end)
             continue
-        for verdict in found:
-            records = [
+        yield from placed(found, line_offset)
+        line_offset += range_lines(found)
+
+
+def range_bounds(size: int, count: int) -> list[int]:
+    """The byte offsets that cut ``size`` bytes into ``count`` ranges of equal size: range ``i``
+    is ``[bounds[i], bounds[i + 1])`` and owns the lines that start in it (``judge_range``)."""
+    return [size * index // count for index in range(count + 1)]
+
+
+def range_lines(verdicts: list[Verdict]) -> int:
+    """The lines a range's verdicts cover (each line of JSONL is one document)."""
+    return sum(verdict.documents for verdict in verdicts)
+
+
+def placed(verdicts: list[Verdict], line_offset: int) -> list[Verdict]:
+    """A range's verdicts with their lines counted from the file's start: ``line_offset`` lines
+    start before the range."""
+    return [
+        verdict._replace(
+            records=[
                 record._replace(line=record.line + line_offset) if record.line else record
                 for record in verdict.records
             ]
-            yield verdict._replace(records=records)
-        line_offset += sum(verdict.documents for verdict in found)
+        )
+        for verdict in verdicts
+    ]
 
 
 def _lines_starting(name: str, start: int, end: int) -> int:
     """How many lines of a file start in [start, end) (0 if it cannot be read)."""
     count = int(start == 0)
     try:
-        with open(name, "rb") as handle:
+        with closing(open_stored(name)) as handle:
             handle.seek(max(0, start - 1))
             position = max(0, start - 1)
             while position < end - 1:
@@ -219,7 +248,7 @@ def in_pool(names: Sequence[str], settings: Settings, jobs: int) -> Iterator[Out
     """
     from concurrent.futures.process import BrokenProcessPool
 
-    sizes = {name: os.path.getsize(name) if is_plain_file(name) else 0 for name in names}
+    sizes = {name: _stored_size(name) if is_plain_file(name) else 0 for name in names}
     batch_limit = max(64 * 1024, min(RANGE_BYTES, sum(sizes.values()) // (4 * jobs)))
     executor: ProcessPoolExecutor | None = None
     pending: deque[_Task | list[Outcome]] = deque()
@@ -300,7 +329,7 @@ def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None, Recogn
     if not hasattr(os, "fork") or not is_plain_file(name):
         return None
     try:
-        size = os.path.getsize(name)
+        size = stored_size(name)
     except OSError:
         return None  # reading it will report the problem
     if size < RANGES_MIN_BYTES:
@@ -309,6 +338,13 @@ def _ranges_plan(name: str, settings: Settings) -> tuple[int, str | None, Recogn
     if seen is None or seen[0] != LINES or seen[2]:
         return None
     return size, seen[1], seen[3]
+
+
+def _stored_size(name: str) -> int:
+    try:
+        return stored_size(name)
+    except OSError:
+        return 0  # reading it will report the problem
 
 
 def processes(names: Sequence[str], jobs: int) -> int:
@@ -322,6 +358,9 @@ def processes(names: Sequence[str], jobs: int) -> int:
     total = 0
     for name in names:
         try:
+            if is_url(name):
+                total += stored_size(name)
+                continue
             status = os.stat(name) if name != "-" else None
         except OSError:
             continue  # reading it will report the problem

@@ -9,6 +9,10 @@ and any folder holding a Python environment's ``pyvenv.cfg``) are skipped unless
 (``_select``) choose among the files under a folder. What cannot be walked is reported, never
 skipped in silence: a path that does not exist, a folder that cannot be read, a symbolic link that
 leads back into a folder it is in, a folder named that holds nothing to read.
+
+A URL (``s3://bucket/prefix/``, ``phi_wire.remote``) is walked the same way: an object is a
+file named, a prefix a folder (its keys split at ``/`` are the names the rules above look at), and
+a glob (``s3://bucket/2025-*/*.jsonl.gz``) stands for what it matches, as a shell's glob does.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
+
+from phi_wire import remote
 
 from ._records import INPUT, NOTE, Record
 from ._select import Selection
@@ -97,6 +103,9 @@ class Walk:
         if name == "-":
             self.entries.append(name)
             return
+        if remote.is_url(name):
+            self._add_url(name)
+            return
         try:
             status = os.stat(name)
         except OSError as error:
@@ -110,6 +119,10 @@ class Walk:
         left_out = self.left_out
         skipped: list[str] = []
         self._walk(name, [_folder_id(status)], {_folder_id(status): name}, skipped, ())
+        self._nothing_found(name, before, left_out, skipped)
+
+    def _nothing_found(self, name: str, before: int, left_out: int, skipped: list[str]) -> None:
+        """An error for a folder named in which the walk found no file to read."""
         if not any(isinstance(entry, str) for entry in self.entries[before:]):
             found = "no .json, .jsonl or .ndjson files in this folder"
             if self.left_out > left_out:
@@ -121,6 +134,69 @@ class Walk:
                     "..." if len(skipped) > 3 else ""
                 )
             self._error(name, f"{self.nothing}: {found}{more}")
+
+    def _add_url(self, name: str) -> None:
+        """An object, a prefix (walked as a folder), or a glob (each match as if named)."""
+        try:
+            if remote.has_glob(name):
+                matches = remote.glob(name)
+                if not matches:
+                    self._error(name, "no such file or folder: the pattern matches nothing")
+                for kind, url in matches:
+                    if kind == "file":
+                        self.entries.append(url)
+                    else:
+                        self._walk_url(url)
+                return
+            kind, _ = remote.entry(name)
+        except FileNotFoundError:
+            self._error(name, "no such file or folder")
+            return
+        except OSError as error:
+            self._error(name, f"cannot read ({error.strerror or error})")
+            return
+        if kind == "file":
+            self.entries.append(name)
+        else:
+            self._walk_url(name)
+
+    def _walk_url(self, prefix: str) -> None:
+        """The objects under a prefix, by the rules of a folder: JSON names, hidden and vendored
+        folders skipped (a Python environment: a folder holding ``pyvenv.cfg``), the patterns."""
+        before, left_out = len(self.entries), self.left_out
+        try:
+            found = remote.files_under(prefix)
+        except OSError as error:
+            self._error(prefix, f"cannot read folder ({error.strerror or error})")
+            return
+        base = prefix.rstrip("/") + "/"
+        keys = [entry.url.removeprefix(base).split("/") for entry in found]
+        environments = {tuple(names[:-1]) for names in keys if names[-1] == "pyvenv.cfg"}
+        skipped: dict[str, None] = {}
+        for entry, names in zip(found, keys, strict=True):
+            if not is_json_name(names[-1]):
+                continue
+            folders = [tuple(names[:depth]) for depth in range(1, len(names))]
+            hidden = next((path for path in folders if self._hidden(path, environments)), None)
+            if hidden is not None:
+                skipped[base + "/".join(hidden)] = None
+                continue
+            if names[-1].startswith(".") and not self.all_folders:
+                continue
+            if any(self.selection.skips_folder(path) for path in folders):
+                self.left_out += 1
+            elif self.selection.reads_file(names):
+                self.entries.append(entry.url)
+            else:
+                self.left_out += 1
+        self._nothing_found(prefix, before, left_out, list(skipped))
+
+    def _hidden(self, folder: tuple[str, ...], environments: set[tuple[str, ...]]) -> bool:
+        """Whether a folder under a prefix is skipped (hidden, vendored, an environment)."""
+        if self.all_folders:
+            return False
+        name = folder[-1]
+        return name.startswith(".") or name in SKIPPED_FOLDERS or folder in environments
 
     def _error(self, name: str, message: str, kind: str = INPUT) -> None:
         self.entries.append(Record(name, 0, "", "", "", message, kind))

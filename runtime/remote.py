@@ -1,0 +1,237 @@
+"""Transcript archives live where they were written, often in object storage: a path may be an
+fsspec URL (``s3://bucket/prefix/``, ``gs://``, ``az://``, ``https://``...) as well as a local file.
+This module is the one place that reads one: it opens a URL as a byte stream (by offset too),
+sizes it, lists a prefix or a glob, and says which optional extra is missing.
+
+The validator and the converter read through it (``phi_wire.validate``'s walking and reading;
+``phi_wire.dask``); local paths never touch fsspec. URLs need the ``remote`` extra
+(``pip install 'phi-wire[remote]'``: fsspec, and s3fs for ``s3://``; another protocol's own
+package, gcsfs or adlfs, is named when missing). Credentials come from the storage library's usual
+environment and configuration (for S3: ``AWS_ACCESS_KEY_ID``, ``AWS_PROFILE``,
+``AWS_ENDPOINT_URL``, ``~/.aws/config``...), never from phi-wire's arguments.
+
+Whatever the storage library raises while listing or reading (a botocore error, a timeout) comes
+out as ``OSError`` with the library's words: the callers report an unreadable object as an input
+error, never a traceback. Listings are read afresh for each call (no cached listing from an
+earlier run in the same process).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO, NamedTuple
+
+FileSystem = Any
+"""An fsspec ``AbstractFileSystem``: fsspec ships no type information, and it is imported by name
+at run time only (so that a user's ``mypy --strict`` never analyses it)."""
+
+__all__ = [
+    "DASK_EXTRA",
+    "READ_AHEAD_BYTES",
+    "REMOTE_EXTRA",
+    "Entry",
+    "MissingExtra",
+    "RemoteFile",
+    "children",
+    "entry",
+    "files_under",
+    "glob",
+    "has_glob",
+    "is_url",
+    "open_path",
+    "open_url",
+    "path_size",
+    "require",
+    "size",
+]
+
+REMOTE_EXTRA = "pip install 'phi-wire[remote]'"
+"""What installs URL support (fsspec and s3fs)."""
+DASK_EXTRA = "pip install 'phi-wire[dask]'"
+"""What installs ``phi_wire.dask`` (dask, distributed, and the remote extra)."""
+
+READ_AHEAD_BYTES = 8 * 1024 * 1024
+"""Bytes fetched ahead of a read from an object (one ranged request): large enough that requests
+cost little against the transfer, small enough to bound the memory of an open object."""
+
+_URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+)://")
+_GLOB_CHARACTERS = re.compile(r"[*?\[]")
+
+
+class MissingExtra(RuntimeError):
+    """An optional part of phi-wire is used and its packages are not installed; the message is
+    one line naming the ``pip install`` command."""
+
+
+def is_url(name: str) -> bool:
+    """Whether ``name`` is a URL (``s3://...``, ``file://...``): a scheme of two letters or more
+    before ``://`` (``C:\\`` is a Windows path)."""
+    return _URL.match(name) is not None
+
+
+def has_glob(url: str) -> bool:
+    """Whether a URL's path holds glob characters (``*``, ``?``, ``[``)."""
+    return _GLOB_CHARACTERS.search(url.partition("://")[2]) is not None
+
+
+def _filesystem(url: str) -> tuple[FileSystem, str]:
+    """The fsspec filesystem of a URL and the path in it; ``MissingExtra`` when fsspec or the
+    protocol's own package is not installed."""
+    try:
+        url_to_fs = importlib.import_module("fsspec.core").url_to_fs
+    except ImportError:
+        raise MissingExtra(f"{url}: reading URLs needs the remote extra: {REMOTE_EXTRA}") from None
+    try:
+        return url_to_fs(url)  # type: ignore[no-any-return]
+    except ImportError as error:  # fsspec knows the protocol, its package is missing
+        scheme = url.partition("://")[0]
+        extra = f"{REMOTE_EXTRA}" if scheme in ("s3", "s3a") else f"{error}"
+        raise MissingExtra(f"{url}: {scheme}:// needs a package not installed: {extra}") from None
+    except ValueError as error:  # an unknown protocol
+        raise MissingExtra(f"{url}: {error}") from None
+
+
+def require(url: str) -> None:
+    """Raise ``MissingExtra`` unless the packages that read ``url`` are installed."""
+    _filesystem(url)
+
+
+@contextmanager
+def _as_os_errors(url: str) -> Iterator[None]:
+    """The storage library's exceptions as ``OSError`` (``KeyboardInterrupt`` passes)."""
+    try:
+        yield
+    except (OSError, MissingExtra):
+        raise
+    except Exception as error:  # botocore, aiohttp...: their own classes, not OSError
+        raise OSError(f"{type(error).__name__}: {error}") from None
+
+
+class Entry(NamedTuple):
+    """An object found under a URL: its full URL and its size in bytes (as stored)."""
+
+    url: str
+    size: int
+
+
+_SIZES: dict[str, int] = {}
+"""The sizes listings gave, so that sizing the files a walk found asks the store nothing more."""
+
+
+def _entries(fs: FileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
+    entries = sorted(
+        Entry(fs.unstrip_protocol(path), int(info.get("size") or 0))
+        for path, info in found.items()
+        if info.get("type", "file") == "file"
+    )
+    _SIZES.update(entries)
+    return entries
+
+
+def size(url: str) -> int:
+    """The size of the object at ``url`` as stored (from the listing that found it, else asked);
+    ``OSError`` when it cannot be asked."""
+    known = _SIZES.get(url)
+    if known is None:
+        kind, known = entry(url)
+        if kind != "file":
+            raise IsADirectoryError(21, "Is a folder", url)
+    return known
+
+
+def entry(url: str) -> tuple[str, int]:
+    """(kind, size) of a URL: ``file`` with its size, ``folder`` (a prefix holding objects,
+    size 0); ``FileNotFoundError`` when there is nothing at it, another ``OSError`` when the
+    store cannot be asked."""
+    fs, path = _filesystem(url)
+    with _as_os_errors(url):
+        fs.invalidate_cache()
+        info = fs.info(path)
+    if info.get("type") == "directory":
+        return "folder", 0
+    found = _SIZES[url] = int(info.get("size") or 0)
+    return "file", found
+
+
+def files_under(url: str) -> list[Entry]:
+    """Every object under a prefix (a folder), at any depth, sorted by URL."""
+    fs, path = _filesystem(url)
+    with _as_os_errors(url):
+        fs.invalidate_cache()
+        return _entries(fs, fs.find(path, withdirs=False, detail=True))
+
+
+def children(url: str) -> list[Entry]:
+    """The objects directly under a prefix (not in its sub-folders), sorted by URL."""
+    fs, path = _filesystem(url)
+    with _as_os_errors(url):
+        fs.invalidate_cache()
+        listed = fs.ls(path, detail=True)
+    return _entries(fs, {info["name"]: info for info in listed})
+
+
+def glob(url: str) -> list[tuple[str, str]]:
+    """What a glob URL matches, sorted: (kind, URL) pairs, kind ``file`` or ``folder``."""
+    fs, path = _filesystem(url)
+    with _as_os_errors(url):
+        fs.invalidate_cache()
+        found = fs.glob(path, detail=True)
+    files = {name: info for name, info in found.items() if info.get("type") != "directory"}
+    matched = [("file", entry.url) for entry in _entries(fs, files)]  # their sizes noted
+    folders = [fs.unstrip_protocol(name) for name in found if name not in files]
+    return sorted(matched + [("folder", url) for url in folders])
+
+
+class RemoteFile:
+    """An object opened for reading: ``read(size)``, ``seek(offset)``, ``size``; the storage
+    library's exceptions come out as ``OSError``."""
+
+    def __init__(self, url: str) -> None:
+        fs, path = _filesystem(url)
+        self.url = url
+        with _as_os_errors(url):
+            fs.invalidate_cache()
+            self._file = fs.open(
+                path, "rb", compression=None, block_size=READ_AHEAD_BYTES, cache_type="readahead"
+            )
+            self.size = int(self._file.size)
+
+    def read(self, size: int = -1) -> bytes:
+        with _as_os_errors(self.url):
+            return bytes(self._file.read(size))
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        with _as_os_errors(self.url):
+            return int(self._file.seek(offset, whence))
+
+    def close(self) -> None:
+        # a close that fails loses nothing: the object was only read
+        with _as_os_errors(self.url):
+            self._file.close()
+
+    def __enter__(self) -> RemoteFile:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def open_url(url: str) -> RemoteFile:
+    """The object at ``url`` opened for reading (``OSError`` when it cannot be)."""
+    return RemoteFile(url)
+
+
+def open_path(name: str) -> RemoteFile | BinaryIO:
+    """A local path or a URL opened for reading bytes (``read``, ``seek``, ``close``; ``OSError``
+    when it cannot be): what a reader of either calls."""
+    return open_url(name) if is_url(name) else open(name, "rb")
+
+
+def path_size(name: str) -> int:
+    """The size of a local file or of the object at a URL, as stored (``OSError`` when it cannot
+    be asked)."""
+    return size(name) if is_url(name) else os.path.getsize(name)

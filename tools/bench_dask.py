@@ -1,0 +1,295 @@
+"""Benchmark ``phi_wire.dask`` (issue 22): a ``LocalCluster`` of 2 single-threaded worker
+processes against one worker and against the single-machine ``phi-wire validate --jobs 2`` on the
+same data, worker memory against input size, S3 on 127.0.0.1 against local files, and a model of
+the cluster case from the measurements.
+
+    python tools/bench_dask.py [--size-mb 500] [--files 16] [--s3-mb 100] [--repeat 3]
+                               [--memory-mb 50] [--workdir DIR] [--version 0.8]
+
+It writes its own input (``tools/bench_validate.py``'s: JSONL of the AgentEvents and
+AgentMessages of phi-core's recorded main session, loop ids varied): ``--size-mb`` in ``--files``
+plain files, and the same files gzipped. Each round (the median of ``--repeat`` interleaved
+rounds is reported, so that all runs see the same machine) times, on the plain and on the gzip
+archive: ``phi_wire.dask.validate(...).compute()`` on a running cluster of one worker and of two
+(the clusters start once, before the rounds: a cluster outlives runs; its start is reported
+apart), and ``phi-wire validate --jobs 2`` as a fresh process (wall time). The load average before
+and after is printed: the machine is shared. Memory: each worker's peak RSS (``VmHWM``) after a
+run of ``--memory-mb`` and after one of ``--size-mb``, on fresh one-worker clusters. S3: moto's
+server on 127.0.0.1 in this process, ``--s3-mb`` of the plain files uploaded, two workers reading
+them against the same files on disk. The model: one worker's throughput, the scheduler's cost per
+task (the wall time of a few thousand empty tasks on the two workers), the block size that keeps
+that cost under 5% of a task, and the workers that validate 1 TB in an hour. Beside them, what two
+CPU-bound processes get out of the machine (``bench_validate``'s probe: the ceiling of any 2x).
+
+Do not edit phi_wire's sources while it runs: the fast path's cache key digests them, and a worker
+that misses the cache judges without it (or builds it again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import logging
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench_validate import machine_scaling, sample_lines, write_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent
+TERABYTE = 1e12
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def write_archive(folder: Path, lines: list[str], megabytes: int, files: int) -> int:
+    """``files`` plain JSONL files of ``megabytes`` in all; returns the bytes written."""
+    folder.mkdir(parents=True)
+    each = max(1, megabytes // files)
+    for index in range(files):
+        write_jsonl(folder / f"events-{index:03d}.jsonl", lines, each)
+    return sum(path.stat().st_size for path in folder.iterdir())
+
+
+def gzipped(plain: Path, folder: Path) -> None:
+    folder.mkdir(parents=True)
+    for path in sorted(plain.iterdir()):
+        with path.open("rb") as source, gzip.open(folder / (path.name + ".gz"), "wb", 6) as out:
+            shutil.copyfileobj(source, out, 4 * 1024 * 1024)
+
+
+def cluster(workers: int) -> Any:
+    from distributed import Client, LocalCluster
+
+    started = time.perf_counter()
+    local = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",  # any free port (none without bokeh)
+        silence_logs=50,  # a worker's heartbeat failing as its cluster closes is no news
+    )
+    client = Client(local)
+    client.wait_for_workers(workers)
+    print(
+        f"  a LocalCluster of {workers} worker(s) started in {time.perf_counter() - started:.1f} s"
+    )
+    return local, client
+
+
+def on_dask(client: Any, path: str, version: str, **options: Any) -> float:
+    """Seconds for a run on the cluster: the walk, the split, the computation."""
+    from phi_wire.dask import validate
+
+    started = time.perf_counter()
+    _, summary = validate(path, version=version, client=client, **options).compute()
+    elapsed = time.perf_counter() - started
+    if summary.tally.invalid or summary.tally.input_errors or not summary.tally.documents:
+        raise SystemExit(f"unexpected result on {path}: {summary.tally.as_dict()}")
+    return elapsed
+
+
+def command(*args: str) -> float:
+    """Wall seconds of ``phi-wire validate ARGS`` as a fresh process."""
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "phi_wire", "validate", "--quiet", *args],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - started
+
+
+def peak_rss_mb(client: Any) -> list[float]:
+    """Each worker's peak RSS so far, in MB."""
+
+    def vm_hwm() -> int:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        return 0
+
+    return [kb / 1024 for kb in client.run(vm_hwm).values()]
+
+
+def task_overhead(client: Any, count: int = 3000) -> float:
+    """Seconds of wall time per empty task on the cluster (the scheduler and the messages)."""
+
+    def nothing(index: int) -> int:
+        return index
+
+    client.gather(client.map(nothing, range(200), pure=False))  # warm
+    started = time.perf_counter()
+    client.gather(client.map(nothing, range(count), pure=False))
+    return (time.perf_counter() - started) / count
+
+
+def rounds(repeat: int, cases: dict[str, Callable[[], float]]) -> dict[str, float]:
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(repeat):
+        for name, case in cases.items():
+            times[name].append(case())
+    return {name: statistics.median(found) for name, found in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-mb", type=int, default=500)
+    parser.add_argument("--files", type=int, default=16)
+    parser.add_argument("--s3-mb", type=int, default=100)
+    parser.add_argument("--memory-mb", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
+    parser.add_argument("--workdir", type=Path, default=None)
+    default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
+    parser.add_argument("--fixtures", type=Path, default=Path(default))
+    args = parser.parse_args()
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+    lines = sample_lines(args.fixtures)
+    with tempfile.TemporaryDirectory(dir=args.workdir) as scratch:
+        work = Path(scratch)
+        os.environ["PHI_WIRE_CACHE_DIR"] = str(work / "cache")  # workers inherit it
+        run(work, lines, args)
+
+
+def run(work: Path, lines: list[str], args: argparse.Namespace) -> None:
+    plain, packed = work / "plain", work / "gzip"
+    size = write_archive(plain, lines, args.size_mb, args.files) / 1e6
+    gzipped(plain, packed)
+    packed_size = sum(path.stat().st_size for path in packed.iterdir()) / 1e6
+    print(f"input: {size:.0f} MB in {args.files} plain JSONL files; gzipped {packed_size:.0f} MB")
+    version = args.version
+    command("--version", version, str(plain / "events-000.jsonl"))  # builds the fast path cache
+    print(f"before: {load()}")
+    one_cluster, one = cluster(1)
+    two_cluster, two = cluster(2)
+    cases: dict[str, Callable[[], float]] = {}
+    for label, folder in (("plain", plain), ("gzip", packed)):
+        path = str(folder)
+        cases[f"{label}: dask, 1 worker"] = functools.partial(on_dask, one, path, version)
+        cases[f"{label}: dask, 2 workers"] = functools.partial(on_dask, two, path, version)
+        cases[f"{label}: validate --jobs 2"] = functools.partial(
+            command, "--version", version, "--jobs", "2", path
+        )
+    medians = rounds(args.repeat, cases)
+    print(f"medians of {args.repeat} interleaved rounds ({load()}):")
+    for name, seconds in medians.items():
+        megabytes = size  # rates count the uncompressed bytes judged
+        print(f"  {name:32s} {seconds:7.2f} s {megabytes / seconds:7.1f} MB/s")
+    for label in ("plain", "gzip"):
+        one_s, two_s = medians[f"{label}: dask, 1 worker"], medians[f"{label}: dask, 2 workers"]
+        jobs_s = medians[f"{label}: validate --jobs 2"]
+        print(
+            f"  {label}: 2 workers / 1 worker {one_s / two_s:.2f}x (goal >= 1.8x); "
+            f"2 workers against --jobs 2: {100 * (two_s / jobs_s - 1):+.0f}% (goal <= +15%)"
+        )
+    print(f"  the machine itself: {machine_scaling(args.repeat)} (the ceiling of any 2x here)")
+    overhead = task_overhead(two)
+    worker_rate = size * 1e6 / medians["plain: dask, 1 worker"]  # bytes per second
+    two.close()
+    two_cluster.close()
+    one.close()
+    one_cluster.close()
+    measure_memory(work, lines, args, version)
+    measure_s3(plain, args, version)
+    print("model of the cluster case (from the figures above):")
+    print(f"  one worker judges {worker_rate / 1e6:.1f} MB/s of phi-core JSONL")
+    per_task = 4 * overhead  # a range's tasks: judge, count its lines, place and count, gather
+    block = per_task * worker_rate / 0.05
+    print(
+        f"  the scheduler costs {overhead * 1e3:.2f} ms of wall time per task ({per_task * 1e3:.1f}"
+        f" ms per block of 4 tasks): blocks of {block / 1e6:.1f} MB or more keep it under 5% "
+        f"(the default, 64 MB: {100 * per_task * worker_rate / 64e6:.2f}%)"
+    )
+    workers = TERABYTE / 3600 / worker_rate
+    print(
+        f"  1 TB in an hour: {TERABYTE / 3600 / 1e6:.0f} MB/s, {workers:.1f} workers' worth: "
+        f"{math.ceil(workers)} workers (cores) at this rate (gzip: the uncompressed bytes count; "
+        f"one task per file, so at least as many files as workers)"
+    )
+    print(f"after: {load()}")
+
+
+def measure_memory(work: Path, lines: list[str], args: argparse.Namespace, version: str) -> None:
+    """Each worker's peak RSS after runs of two sizes, on fresh one-worker clusters."""
+    small = work / "memory-small"
+    write_archive(small, lines, args.memory_mb, max(1, args.files * args.memory_mb // args.size_mb))
+    peaks = {}
+    for label, folder in ((f"{args.memory_mb} MB", small), (f"{args.size_mb} MB", work / "plain")):
+        local, client = cluster(1)
+        on_dask(client, str(folder), version)
+        peaks[label] = max(peak_rss_mb(client))
+        client.close()
+        local.close()
+    shutil.rmtree(small)
+    print(
+        "worker peak RSS: "
+        + ", ".join(f"{label} input {peak:.0f} MB" for label, peak in peaks.items())
+        + " (blocks of at most 64 MB, read in 4 MB chunks; only the records are kept)"
+    )
+
+
+def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
+    """Two workers on objects in moto's S3 server on 127.0.0.1 against the same local files."""
+    import s3fs  # type: ignore[import-untyped]
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench",
+        AWS_SECRET_ACCESS_KEY="bench",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_ENDPOINT_URL=f"http://{host}:{port}",
+    )
+    try:
+        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+        fs.mkdir("bench")
+        chosen = local_folder = plain.parent / "s3-local"
+        local_folder.mkdir()
+        total = 0
+        for path in sorted(plain.iterdir()):
+            if total >= args.s3_mb * 1e6:
+                break
+            os.link(path, chosen / path.name)
+            fs.put(str(path), f"bench/data/{path.name}")
+            total += path.stat().st_size
+        local, client = cluster(2)  # after the environment: the workers find the server
+        first = "s3://" + min(fs.ls("bench/data"))
+        on_dask(client, first, version)  # the workers import s3fs and connect once, not timed
+        medians = rounds(
+            args.repeat,
+            {
+                "local": lambda: on_dask(client, str(local_folder), version),
+                "s3": lambda: on_dask(client, "s3://bench/data/", version),
+            },
+        )
+        client.close()
+        local.close()
+        print(
+            f"S3 on 127.0.0.1 ({total / 1e6:.0f} MB, 2 workers, medians of {args.repeat}): "
+            f"local {total / 1e6 / medians['local']:.1f} MB/s, S3 {total / 1e6 / medians['s3']:.1f}"
+            f" MB/s: {medians['local'] / medians['s3']:.2f}x the local throughput (goal >= 0.8x)"
+        )
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
