@@ -74,11 +74,30 @@ __all__ = [
 # --- serde_json::Value -------------------------------------------------------------------------
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+"""Types ``sort_json`` returns as they are, known without a call (most values of a message)."""
+
+
 def sort_json(value: Any) -> Any:
     """Return ``value`` with every object's keys in byte order, as serde_json's BTreeMap does.
 
     UTF-8 byte order equals code point order, which is how Python compares ``str``.
+
+    It runs on every ``LlmMessage`` that ``dumps`` writes (``LlmMessageBase``), so plain dicts,
+    lists and scalars are told apart by their exact type and a scalar costs no call; a subclass
+    of dict or list takes the general way, with the same result.
     """
+    kind = type(value)
+    if kind is dict:
+        # keys are unique: sorting the items compares keys only
+        return {
+            key: item if type(item) in _LEAVES else sort_json(item)
+            for key, item in sorted(value.items())
+        }
+    if kind is list:
+        return [item if type(item) in _LEAVES else sort_json(item) for item in value]
+    if kind in _LEAVES:
+        return value
     if isinstance(value, dict):
         return {key: sort_json(value[key]) for key in sorted(value)}
     if isinstance(value, list):
