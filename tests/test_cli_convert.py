@@ -237,11 +237,15 @@ def test_bytes_that_are_not_utf8_are_the_formats_loads_to_judge(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """An unknown key's value serde skips may hold bytes that are not UTF-8: clark-agent reads
-    the document (its Usage struct is read directly), so it converts. (Before: refused whole.)"""
+    the document (its Usage struct is read directly), so it converts. (Before: refused whole.)
+    The key the reader drops is a loss (issue 19: before, "nothing lost")."""
     path = tmp_path / "usage.json"
     path.write_bytes(b'{"input_tokens":1,"output_tokens":2,"note":"caf\xe9"}')
-    code, out, err = run(capsys, "convert", "--from", "clark-agent", "--to", "phi-core", str(path))
-    assert code == 0 and json.loads(out)["input"] == 1 and "nothing lost" in err, err
+    code, out, err = run(
+        capsys, "convert", "--from", "clark-agent", "--to", "phi-core", "-v", str(path)
+    )
+    assert code == 0 and json.loads(out)["input"] == 1, err
+    assert "1 dropped: clark-agent's reader does not know this key" in err and " /note" in err, err
 
 
 def test_a_gzip_input_is_read_and_its_size_bounded(

@@ -30,6 +30,8 @@ from ._files import (
     read_input,
     write_atomically,
 )
+from ._ids import EntryIds, derived_id
+from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
 from ._types import Conversion, Loss, UnsupportedConversion
 
@@ -37,18 +39,22 @@ __all__ = [
     "CONVERTERS",
     "MAX_INPUT_BYTES",
     "SESSION_WRITERS",
+    "SORTED_BY_PHI_CORE",
     "Conversion",
     "ConvertError",
     "Converted",
+    "EntryIds",
     "Input",
     "Loss",
     "Named",
     "UnsupportedConversion",
     "convert",
     "convert_input",
+    "derived_id",
     "inputs_named",
     "output_name",
     "read_input",
+    "reordered_by_sorting",
     "to_session_file",
     "write_atomically",
 ]

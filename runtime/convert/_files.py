@@ -42,6 +42,7 @@ from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_l
 
 from ._route import convert, to_session_file
 from ._types import Conversion, Loss, UnsupportedConversion
+from ._unread import READER_DROPS, unread_keys
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -225,7 +226,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         except module.WireError as error:
             raise _problem(source, 1, text, error, format) from None
         skipped = {error.line for error in session.skipped}
-        lines = [number for number, _ in source.documents if number not in skipped]
+        read = [(number, text) for number, text in source.documents if number not in skipped]
         losses = [
             (
                 f"{source.name}:{error.line}",
@@ -233,18 +234,34 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
             )
             for error in session.skipped
         ]
-        return session, lines, losses
+        for (line, text), entry in zip(read, session, strict=False):
+            losses += _unread(source, line, _parsed(source, line, text), entry, format)
+        return session, [number for number, _ in read], losses
     values = []
+    losses = []
     for line, text in source.documents:
         document = _parsed(source, line, text)
         tp = _wire_type(module, type_in(format, document))
         try:
-            values.append(module.loads(tp, text))
+            value = module.loads(tp, text)
         except module.WireError as error:
             raise _problem(source, line, text, error, format) from None
+        values.append(value)
+        losses += _unread(source, line, document, value, format)
     if not source.lines:
-        return values[0], [1], []
-    return values, [line for line, _ in source.documents], []
+        return values[0], [1], losses
+    return values, [line for line, _ in source.documents], losses
+
+
+def _unread(
+    source: Input, line: int, document: Any, value: Any, format: str
+) -> list[tuple[str, Loss]]:
+    """A ``dropped`` loss for each key of a document that its format's reader dropped."""
+    reason = READER_DROPS.format(format=format)
+    return [
+        (f"{source.name}:{line}", Loss(pointer, "dropped", reason))
+        for pointer in unread_keys(document, value)
+    ]
 
 
 @functools.cache
@@ -285,9 +302,10 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
     value, lines, losses = _loaded(source, recognised.format)
     try:
         if recognised.format == "phi-core" and target == "operator-use" and isinstance(value, list):
-            result: Conversion[Any] = to_session_file(value)  # how Operator-Use stores messages
+            # how Operator-Use stores messages
+            result: Conversion[Any] = to_session_file(value, name=source.name)
         else:
-            result = convert(value, source=recognised.format, target=target)
+            result = convert(value, source=recognised.format, target=target, name=source.name)
     except UnsupportedConversion as error:
         raise ConvertError(f"{source.name}: {error}") from None
     if result.value is None:
