@@ -25,10 +25,13 @@ is recognised for each input (the formats of phi-wire validate). A JSONL file's 
 converted together: an event stream's events, a history's rows.
 
 Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
-ways; clark-agent to Operator-Use and back is refused (convert to phi-core first, then from it:
-each step's losses point into its own input). Outputs are written as the target writes them: one
-document per input document, a list as JSONL (a list of messages converted to Operator-Use as a
-session file: a fresh header, one message entry per message).
+ways; any other pair goes through phi-core (the second step's losses point into the phi-core form).
+Messages, sessions (an Operator-Use session file, a phi-core Session) and event streams (clark-agent
+and phi-core; Operator-Use has none) convert. --to FORMAT/VERSION writes that version or layout
+(phi-core/0.8, operator-use/d1cdaad8) as its own reader and writer do. Outputs are written as the
+target writes them: one document per input document, a list as JSONL (a list of messages
+converted to Operator-Use as a session file: a header, one message entry per message; the ids it
+invents derived from the input's name, position and content, so the output is reproducible).
 
 Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE; -o
 FOLDER (an existing folder, or any -o with several inputs or a folder: created if need be) writes
@@ -71,7 +74,13 @@ def add_convert(commands: Any) -> None:
         help="the format of the inputs (default: recognised for each input)",
     )
     convert.add_argument(
-        "--to", dest="target", choices=FORMATS, required=True, help="the format to write"
+        "--to",
+        dest="target",
+        type=target_format,
+        required=True,
+        metavar="FORMAT[/VERSION]",
+        help=f"the format to write ({', '.join(FORMATS)}), and its version or layout "
+        "(phi-core/0.8, operator-use/d1cdaad8; default: the newest the converters write)",
     )
     convert.add_argument(
         "-o",
@@ -94,6 +103,24 @@ def add_convert(commands: Any) -> None:
     convert.set_defaults(run=run_convert)
 
 
+def target_format(text: str) -> tuple[str, str | None]:
+    """``--to``: a format, or ``format/version`` (the version as ``phi-wire validate
+    --version`` takes it)."""
+    from phi_wire.formats import UnknownVersion, find
+
+    format, slash, version = text.partition("/")
+    if format not in FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"unknown format {format!r}; choose one of {', '.join(FORMATS)}"
+        )
+    if not slash:
+        return format, None
+    try:
+        return format, find(version, format).version
+    except UnknownVersion as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def run_convert(args: argparse.Namespace, output: Output) -> int:
     from pathlib import Path
 
@@ -106,6 +133,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
         write_atomically,
     )
 
+    target, version = args.target
     inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
     several = len(args.inputs) > 1 or any(named.under is not None for named in inputs)
     destination = args.output
@@ -129,34 +157,34 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
     lost = 0
     for name, under in inputs:
         try:
-            converted = convert_input(read_input(name), args.source, args.target)
+            converted = convert_input(read_input(name), args.source, target, version)
         except ConvertError as error:
             output.note(str(error))
             errors += 1
             continue
         if folder is not None:
-            target = output_name(name, args.target, converted.lines, folder, under)
+            path = output_name(name, target, converted.lines, folder, under)
         elif destination not in (None, "-"):
-            target = Path(destination)
+            path = Path(destination)
         else:
-            target = None
-        if target is None:
+            path = None
+        if path is None:
             output.text(converted.text)
             written = "standard output"
         else:
-            if name != "-" and target.resolve() == Path(name).resolve():
+            if name != "-" and path.resolve() == Path(name).resolve():
                 output.note(f"{name}: the output would overwrite the input: not written")
                 errors += 1
                 continue
             output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                write_atomically(target, [converted.text])
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(path, [converted.text])
             except OSError as error:
-                output.note(f"{target}: cannot write ({error.strerror or error}): not written")
+                output.note(f"{path}: cannot write ({error.strerror or error}): not written")
                 errors += 1
                 continue
-            written = str(target)
+            written = str(path)
         lost += bool(converted.losses)
         if not args.quiet:
             report_losses(name, converted, written, args.verbose, output)

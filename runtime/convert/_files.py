@@ -37,12 +37,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from phi_wire.errors import WireError
-from phi_wire.formats import FORMATS, find, newest
+from phi_wire.formats import FORMATS, HUB, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 
-from ._route import convert, to_session_file
+from ._route import VIA_HUB, convert, to_session_file
+from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
 from ._unread import READER_DROPS, unread_keys
+from ._version import VersionError, rewritten
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -98,6 +100,10 @@ class Converted:
     """The text is JSONL (a list written one item per line)."""
     entries: int = 0
     """A session file's entries (0: the input was no session file)."""
+    documents_written: list[str] = field(default_factory=list)
+    """Each document written, its JSON without a line end (a session file: the whole file)."""
+    version: str = ""
+    """The version (or layout) of the target written."""
 
 
 class Named(NamedTuple):
@@ -273,14 +279,48 @@ def _wire_type(module: Any, name: str) -> Any:
     return getattr(module, name)
 
 
-def _dumped(value: Any, format: str) -> tuple[str, bool]:
-    """The text the target writes for a converted value, and whether it is JSONL."""
+def _dumped(value: Any, format: str) -> tuple[list[str], bool, bool]:
+    """The documents the target writes for a converted value (their JSON, no line end; an
+    Operator-Use session file: the whole file, one document), whether they are JSONL, and
+    whether they are a session file."""
     module = find(MODULES[format], format).load()
     if format == "operator-use" and type(value).__name__ == "SessionFileLines":
-        return str(module.dumps(value)), True
+        return [str(module.dumps(value))], True, True
     if isinstance(value, list):
-        return "".join(str(module.dumps(item)) + "\n" for item in value), True
-    return str(module.dumps(value)) + "\n", False
+        return [str(module.dumps(item)) for item in value], True, False
+    return [str(module.dumps(value))], False, False
+
+
+def _written(
+    source: Input, value: Any, format: str, version: str | None
+) -> tuple[list[str], bool, bool, list[tuple[str, Loss]]]:
+    """``_dumped``, in ``version`` of the target (None: the converters' own), with the losses of
+    writing it in that version (their pointers into the converters' output document)."""
+    documents, jsonl, session = _dumped(value, format)
+    if version is None or version == MODULES[format]:
+        return documents, jsonl, session, []
+    entry = find(version, format)
+    try:
+        documents, losses = rewritten(documents, session, entry)
+    except VersionError as error:
+        raise ConvertError(f"{source.name}: {error}") from None
+    written = find(MODULES[format], format).label
+    return (
+        documents,
+        jsonl,
+        session,
+        [
+            (
+                source.name,
+                Loss(
+                    f"/{index}{loss.pointer}" if jsonl and not session else loss.pointer,
+                    loss.kind,
+                    f"{loss.reason} (a pointer into the {written} output)",
+                ),
+            )
+            for index, loss in losses
+        ],
+    )
 
 
 def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple[str, str]:
@@ -294,18 +334,34 @@ def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple
     return source.name, pointer
 
 
-def convert_input(source: Input, given: str | None, target: str) -> Converted:
-    """Read, convert and write out one input; ``ConvertError`` (one line) if it cannot be."""
+def _to_target(value: Any, format: str, target: str, source: Input) -> Conversion[Any]:
+    """One step: ``value`` (of ``format``) as ``target``'s; a phi-core message list or session
+    to Operator-Use as its session file (how Operator-Use stores a conversation)."""
+    if format == HUB and target == "operator-use":
+        if is_session(value):
+            return from_session(value, lambda messages: to_session_file(messages, name=source.name))
+        if isinstance(value, list):
+            return to_session_file(value, name=source.name)
+    return convert(value, source=format, target=target, name=source.name)
+
+
+def convert_input(
+    source: Input, given: str | None, target: str, version: str | None = None
+) -> Converted:
+    """Read, convert and write out one input (as ``version`` of the target: None, the newest);
+    ``ConvertError`` (one line) if it cannot be."""
     recognised = _recognised(source, given)
     if recognised.type == "SessionFile":
         source.session = True
     value, lines, losses = _loaded(source, recognised.format)
+    format = recognised.format
     try:
-        if recognised.format == "phi-core" and target == "operator-use" and isinstance(value, list):
-            # how Operator-Use stores messages
-            result: Conversion[Any] = to_session_file(value, name=source.name)
-        else:
-            result = convert(value, source=recognised.format, target=target, name=source.name)
+        via: Conversion[Any] | None = None
+        if HUB not in (format, target) and format != target:  # through the hub: two steps
+            via = convert(value, source=format, target=HUB, name=source.name)
+        result = _to_target(
+            value if via is None else via.value, format if via is None else HUB, target, source
+        )
     except UnsupportedConversion as error:
         raise ConvertError(f"{source.name}: {error}") from None
     if result.value is None:
@@ -313,15 +369,31 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
         raise ConvertError(
             f"{source.name}: nothing of it has a counterpart in {target} ({reasons})"
         )
-    text, jsonl = _dumped(result.value, target)
+    documents, jsonl, session, written = _written(source, result.value, target, version)
     listed = isinstance(value, list)
-    for loss in result.losses:
+    for loss in result.losses if via is None else via.losses:
         where, pointer = _where(source, lines, listed, loss.pointer)
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
-    if source.session:
-        return Converted(recognised.format, target, text, losses, 1, jsonl, len(value))
-    count = len(value) if source.lines else 1
-    return Converted(recognised.format, target, text, losses, count, jsonl)
+    if via is not None:
+        losses += [
+            (source.name, Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}"))
+            for loss in result.losses
+        ]
+    losses += written
+    text = documents[0] if session else "".join(document + "\n" for document in documents)
+    entries = len(value) if source.session else 0
+    count = 1 if source.session or not source.lines else len(value)
+    return Converted(
+        recognised.format,
+        target,
+        text,
+        losses,
+        count,
+        jsonl,
+        entries,
+        documents,
+        version or MODULES[target],
+    )
 
 
 def output_name(

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from phi_wire.formats import FOLDERS, FORMATS, HUB, version_of
 
-from ._types import Conversion, UnsupportedConversion
+from ._session import from_session, is_session
+from ._types import Conversion, Loss, UnsupportedConversion
 
 if TYPE_CHECKING:  # the value types import every format's models; convert itself does not
     from phi_wire.formats.operator_use.api import SessionFileLines
@@ -91,7 +92,21 @@ def convert(
             raise UnsupportedConversion(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
     if source == target:
         return Conversion(value, ())
+    if HUB not in (source, target):  # through the hub: the second step's losses say so
+        first = _converter(source, HUB)(value, name=name)
+        second = convert(first.value, source=HUB, target=target, name=name)
+        noted = [
+            Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in second.losses
+        ]
+        return Conversion(second.value, (*first.losses, *noted))
+    if source == HUB and is_session(value):
+        return from_session(value, lambda messages: _converter(HUB, target)(messages, name=name))
     return _converter(source, target)(value, name=name)
+
+
+VIA_HUB = "(the second step, phi-core -> target: a pointer into the phi-core form)"
+"""The note on each loss of a conversion's second step through phi-core (its pointer points into
+the phi-core form of the source, not into the source)."""
 
 
 SESSION_WRITERS: dict[str, str] = {

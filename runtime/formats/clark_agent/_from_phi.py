@@ -197,6 +197,6 @@ def _from_phi_item(value: Any, pointer: str, losses: _Losses) -> Any:
         )
     raise UnsupportedConversion(
         f"no clark-agent counterpart for phi-core's {type(value).__name__} (convertible: "
-        "messages and message lists, content blocks, Usage, StopReason, ToolResult; events "
-        "convert from clark-agent to phi-core only)"
+        "messages and message lists, sessions, events and event streams, content blocks, "
+        "Usage, StopReason, ToolResult)"
     )

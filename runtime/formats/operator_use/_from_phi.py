@@ -32,6 +32,7 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     input's, seeds the ids it invents (``phi_wire.convert``'s ``derived_id``)."""
     losses = _Losses()
     if isinstance(value, list):
+        _no_events(value)
         _only_messages(value, "phi-core -> Operator-Use")
         documents = [(f"/{index}", item) for index, item in enumerate(_json_list(value, phi.dumps))]
         return Conversion(_messages_from_phi(documents, losses, name), tuple(losses))
@@ -48,7 +49,18 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
         return Conversion(
             _messages_from_phi([("", _json(value, phi.dumps))], losses, name), tuple(losses)
         )
+    _no_events([value])
     raise UnsupportedConversion(f"no phi-core -> Operator-Use conversion for {kind}")
+
+
+def _no_events(values: list[Any]) -> None:
+    """An event stream has no counterpart: said in one line, naming the first event."""
+    for index, item in enumerate(values):
+        if isinstance(getattr(item, "type", None), str) and not hasattr(item, "role"):
+            raise UnsupportedConversion(
+                "Operator-Use has no event stream (its session files hold messages): phi-core's "
+                f"{type(item).__name__} (item {index}) has no counterpart there"
+            )
 
 
 def session_from_phi_core(
