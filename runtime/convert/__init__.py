@@ -12,8 +12,25 @@ Statically, ``result.value`` is the target's value type (``phi_wire.convert.valu
 
 Each ``Loss`` names a JSON pointer into the *source* document and a reason. Nothing is lost
 silently: a piece of the source that no loss names survives a round trip source -> target ->
-source. Converters exist between phi-core and every other format (``CONVERTERS``); the mapping
-tables they implement are in ``docs/conversions/<format>.md``.
+source. Converters exist between phi-core and every other format (``CONVERTERS``); any other pair
+goes through phi-core in two steps (the second step's losses say so); the mapping tables they
+implement are in ``docs/conversions/<format>.md``. ``name=`` (the input's name) seeds the ids a
+conversion invents (``derived_id``, ``EntryIds``): a conversion is reproducible.
+
+Files and streams, as ``phi-wire convert`` converts them (a phi-core ``Session`` and event streams
+included), for programs:
+
+    from phi_wire.convert import Document, Lost, convert_file
+
+    for item in convert_file("history.jsonl", target="phi-core"):
+        if isinstance(item, Document):
+            out.write(item.text + "\n")   # as the target writes it
+        else:
+            print(item.where, item.loss)   # file:line, Loss(pointer, kind, reason)
+
+``convert_stream(lines, target=..., name=...)`` does the same for lines already in memory. There
+the keys a source's reader drops are losses too (``_unread``). How a converter is written (the
+rules pi's converters follow too): ``CONTRIBUTING.md``, "How a converter is written".
 """
 
 from __future__ import annotations
@@ -25,12 +42,14 @@ from ._files import (
     Input,
     Named,
     convert_input,
+    input_of,
     inputs_named,
     output_name,
     read_input,
     write_atomically,
 )
 from ._ids import EntryIds, derived_id
+from ._library import Document, Lost, convert_file, convert_stream
 from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
 from ._types import Conversion, Loss, UnsupportedConversion
@@ -43,14 +62,19 @@ __all__ = [
     "Conversion",
     "ConvertError",
     "Converted",
+    "Document",
     "EntryIds",
     "Input",
     "Loss",
+    "Lost",
     "Named",
     "UnsupportedConversion",
     "convert",
+    "convert_file",
     "convert_input",
+    "convert_stream",
     "derived_id",
+    "input_of",
     "inputs_named",
     "output_name",
     "read_input",

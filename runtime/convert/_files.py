@@ -53,6 +53,7 @@ __all__ = [
     "Input",
     "Named",
     "convert_input",
+    "input_of",
     "inputs_named",
     "output_name",
     "read_input",
@@ -159,6 +160,12 @@ def read_input(name: str) -> Input:
                 raw = handle.read(MAX_INPUT_BYTES + 1)
     except OSError as error:
         raise ConvertError(f"{name}: cannot read ({error.strerror or error})") from None
+    return input_of(name, raw)
+
+
+def input_of(name: str, raw: bytes) -> Input:
+    """An input's bytes (gzip or not), named ``name``, and its documents; ``ConvertError`` if
+    there are none, or too many bytes."""
     if len(raw) > MAX_INPUT_BYTES:
         raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB: too big to convert")
     data = _gunzipped(name, raw)
