@@ -24,6 +24,7 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
+import gc
 import gzip
 import io
 import os
@@ -356,7 +357,23 @@ def convert_input(
     source: Input, given: str | None, target: str, version: str | None = None
 ) -> Converted:
     """Read, convert and write out one input (as ``version`` of the target: None, the newest);
-    ``ConvertError`` (one line) if it cannot be."""
+    ``ConvertError`` (one line) if it cannot be.
+
+    Python's cyclic garbage collector is paused meanwhile: an input's models are held until it
+    is written, and the collector would walk all of them again and again (40 % of the CPU time
+    of a 6 MB clark-agent history). Reference counting frees a conversion's garbage: it leaves at
+    most a few hundred objects in cycles (a 6 MB input), freed when the collector runs again."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _convert_input(source, given, target, version)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     recognised = _recognised(source, given)
     if recognised.type == "SessionFile":
         source.session = True
