@@ -251,20 +251,80 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         for (line, text), entry in zip(read, session, strict=False):
             losses += _unread(source, line, _parsed(source, line, text), entry, format)
         return session, [number for number, _ in read], losses
-    values = []
-    losses = []
-    for line, text in source.documents:
-        document = _parsed(source, line, text)
-        tp = _wire_type(module, type_in(format, document))
-        try:
-            value = module.loads(tp, text)
-        except module.WireError as error:
-            raise _problem(source, line, text, error, format) from None
-        values.append(value)
-        losses += _unread(source, line, document, value, format)
+    values, _, losses = _read_documents(source, source.documents, module, format)
     if not source.lines:
         return values[0], [1], losses
     return values, [line for line, _ in source.documents], losses
+
+
+def _read_documents(
+    source: Input, documents: list[tuple[int, bytes]], module: Any, format: str
+) -> tuple[list[Any], list[str], list[tuple[str, Loss]]]:
+    """Each document read by ``format``'s ``loads`` as the type its shape has: the models, the
+    types' names and the losses of reading (the keys the reader dropped)."""
+    values = []
+    types = []
+    losses = []
+    for line, text in documents:
+        document = _parsed(source, line, text)
+        name = type_in(format, document)
+        try:
+            value = module.loads(_wire_type(module, name), text)
+        except module.WireError as error:
+            raise _problem(source, line, text, error, format) from None
+        values.append(value)
+        types.append(name)
+        losses += _unread(source, line, document, value, format)
+    return values, types, losses
+
+
+BATCH = 1000
+"""The documents of a JSONL input converted at once where each converts on its own (clark-agent
+history rows to phi-core, phi-core messages and events to clark-agent): the models of one batch
+are held, not the input's."""
+
+
+def _converts_alone(format: str, target: str, kind: str) -> bool:
+    """Whether each document of this type converts on its own (no document tells the converter
+    anything about another: clark-agent's events do, a run's identity; phi-core's messages to
+    Operator-Use do, tool results merged into one message)."""
+    if (format, target) == ("clark-agent", HUB):
+        return kind == "AgentMessage"
+    return (format, target) == (HUB, "clark-agent") and kind in ("AgentMessage", "AgentEvent")
+
+
+def _convert_batches(source: Input, format: str, target: str) -> Converted | None:
+    """A JSONL input whose documents each convert on its own, converted ``BATCH`` documents at a
+    time (the same documents and losses as converting it whole); None if it has documents of
+    several types, or a type that does not convert alone (then it is converted whole)."""
+    module = find(MODULES[format], format).load()
+    documents: list[str] = []
+    read: list[tuple[str, Loss]] = []
+    losses: list[tuple[str, Loss]] = []
+    kind: str | None = None
+    for start in range(0, len(source.documents), BATCH):
+        batch = source.documents[start : start + BATCH]
+        values, types, found = _read_documents(source, batch, module, format)
+        kind = kind or types[0]
+        if any(name != kind for name in types) or not _converts_alone(format, target, kind):
+            return None
+        try:
+            result = convert(values, source=format, target=target, name=source.name)
+        except UnsupportedConversion as error:
+            raise ConvertError(f"{source.name}: {error}") from None
+        del values
+        written, _, _ = _dumped(result.value, target)
+        documents += written
+        read += found
+        lines = [line for line, _ in batch]
+        for loss in result.losses:
+            where, pointer = _where(source, lines, True, loss.pointer)
+            losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+    text = "".join(document + "\n" for document in documents)
+    count = len(source.documents)
+    return Converted(
+        format, target, text, read + losses, count, True, 0, documents, MODULES[target]
+    )
 
 
 def _unread(
@@ -377,6 +437,10 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
     recognised = _recognised(source, given)
     if recognised.type == "SessionFile":
         source.session = True
+    if source.lines and not source.session and version is None:
+        batched = _convert_batches(source, recognised.format, target)
+        if batched is not None:
+            return batched
     value, lines, losses = _loaded(source, recognised.format)
     format = recognised.format
     try:

@@ -18,7 +18,6 @@ from ._shared import (
     MODEL_IN_ENTRIES,
     STOP_REASONS_FROM_PHI,
     _json,
-    _json_list,
     _Losses,
     _only_messages,
 )
@@ -34,7 +33,9 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     if isinstance(value, list):
         _no_events(value)
         _only_messages(value, "phi-core -> Operator-Use")
-        documents = [(f"/{index}", item) for index, item in enumerate(_json_list(value, phi.dumps))]
+        texts = [str(phi.dumps(item)) for item in value]
+        parsed = json.loads("[" + ",".join(texts) + "]")
+        documents = [(f"/{index}", item, texts[index]) for index, item in enumerate(parsed)]
         return Conversion(_messages_from_phi(documents, losses, name), tuple(losses))
     kind = type(value).__name__
     if kind == "Usage":
@@ -47,7 +48,10 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
         return Conversion(ou.StopReason(target), tuple(losses))
     if hasattr(value, "role"):
         return Conversion(
-            _messages_from_phi([("", _json(value, phi.dumps))], losses, name), tuple(losses)
+            _messages_from_phi(
+                [("", json.loads(text := str(phi.dumps(value))), text)], losses, name
+            ),
+            tuple(losses),
         )
     _no_events([value])
     raise UnsupportedConversion(f"no phi-core -> Operator-Use conversion for {kind}")
@@ -78,7 +82,10 @@ def session_from_phi_core(
     # every assistant's model and provider is kept, in a model_change entry
     losses = [loss for loss in converted.losses if loss.reason != MODEL_IN_ENTRIES]
     first = converted.value[0].timestamp if converted.value else 0.0
-    content = "\n".join(ou.dumps(message) for message in converted.value)
+    # a message id is derived from its content already; a custom message has none
+    content = "\n".join(
+        getattr(message, "id", None) or ou.dumps(message) for message in converted.value
+    )
     header = ou.SessionHeader(id=derived_id(name, "session", content), timestamp=first, cwd=cwd)
     losses.append(Loss("", "invented", "the session header: a derived id, cwd " + repr(cwd)))
     entry_id = EntryIds(name, header.id or content)
@@ -114,13 +121,13 @@ def session_from_phi_core(
 
 
 def _messages_from_phi(
-    documents: Sequence[tuple[str, Any]], losses: _Losses, name: str
+    documents: Sequence[tuple[str, Any, str]], losses: _Losses, name: str
 ) -> list[Any]:
-    """Each (pointer, phi-core message JSON) as Operator-Use messages; a message's id is a uuid5
-    of ``name``, its pointer and its JSON (``derived_id``)."""
+    """Each (pointer, phi-core message JSON, its text) as Operator-Use messages; a message's id is
+    a uuid5 of ``name``, its pointer and its text as phi-core writes it (``derived_id``)."""
     out: list[Any] = []  # JSON to read as d0da87a6, or a model already read
     previous_tool: tuple[float, dict[str, Any]] | None = None
-    for pointer, message in documents:
+    for pointer, message, text in documents:
         # an ExtensionMessage (kind + data) may have any role, "user" too
         role = "extension" if "kind" in message else message.get("role")
         for key in ("turnId", "nodeId", "parentId", "tags", "provenanceHint"):
@@ -137,7 +144,7 @@ def _messages_from_phi(
                 "Operator-Use messages have an id: a uuid5 of the input's name, the message's "
                 "pointer and its JSON",
             )
-            message_id = derived_id(name, pointer, json.dumps(message))
+            message_id = derived_id(name, pointer, text)
         if role == "user":
             blocks = _blocks_from_phi(f"{pointer}/content", message["content"], losses)
             out.append({"role": "user", "contents": blocks, "id": message_id, "timestamp": seconds})
