@@ -132,7 +132,7 @@ def to_session_file(
     messages: Sequence[Any], *, target: str = "operator-use", cwd: str = ".", name: str = ""
 ) -> Conversion[Any]:
     """A list of phi-core messages (the newest version's models) as a session file of
-    ``target``: for Operator-Use a ``SessionFileLines`` (a fresh header with ``cwd``, one message
+    ``target``: for Operator-Use a ``SessionFileLines`` (a header with ``cwd``, one message
     entry per message, each the child of the one before), the ids it invents (derived from
     ``name``, the input's, and the messages) among the losses."""
     location = SESSION_WRITERS.get(target)
