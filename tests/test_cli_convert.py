@@ -20,6 +20,7 @@ from command import run
 from corpus import ROOT, fixtures_root
 
 import phi_wire.convert._files as convert_files
+import phi_wire.convert._inputs as convert_inputs
 
 CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 OPERATOR_USE = fixtures_root() / "operator-use" / "d0da87a6"
@@ -250,7 +251,7 @@ def test_a_gzip_input_is_read_and_its_size_bounded(
     assert code == 0 and len(out.splitlines()) == len(HISTORY.read_bytes().splitlines())
     bomb = tmp_path / "bomb.jsonl.gz"
     bomb.write_bytes(gzip.compress(b" " * 64 * 2**20))  # 64 MB of blanks in 64 kB
-    monkeypatch.setattr(convert_files, "MAX_INPUT_BYTES", 2**20)
+    monkeypatch.setattr(convert_inputs, "MAX_INPUT_BYTES", 2**20)
     tracemalloc.start()
     try:
         code, out, err = run(capsys, "convert", "--to", "phi-core", str(bomb))

@@ -11,6 +11,7 @@ import pytest
 from corpus import fixtures_root
 
 import phi_wire.convert._files as convert_files
+from phi_wire.convert import read_input
 
 CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 PHI = fixtures_root() / "phi-core" / "0.10.0"
@@ -41,10 +42,10 @@ def test_batches_give_what_the_whole_input_gives(
         return real_convert(value, **options)
 
     monkeypatch.setattr(convert_files, "convert", counting)
-    in_batches = convert_files.convert_input(convert_files.read_input(str(big)), source, target)
+    in_batches = convert_files.convert_input(read_input(str(big)), source, target)
     assert (max(held) <= 7) == batched, held
     monkeypatch.setattr(convert_files, "_convert_batches", lambda *_: None)
-    whole = convert_files.convert_input(convert_files.read_input(str(big)), source, target)
+    whole = convert_files.convert_input(read_input(str(big)), source, target)
     assert in_batches.text == whole.text
     assert in_batches.losses == whole.losses
     assert in_batches.documents == whole.documents

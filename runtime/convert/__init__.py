@@ -35,20 +35,17 @@ rules pi's converters follow too): ``CONTRIBUTING.md``, "How a converter is writ
 
 from __future__ import annotations
 
-from ._files import (
+from ._files import Converted, convert_input, output_name, write_atomically
+from ._ids import EntryIds, derived_id
+from ._inputs import (
     MAX_INPUT_BYTES,
-    Converted,
     ConvertError,
     Input,
     Named,
-    convert_input,
     input_of,
     inputs_named,
-    output_name,
     read_input,
-    write_atomically,
 )
-from ._ids import EntryIds, derived_id
 from ._library import Document, Lost, convert_file, convert_stream
 from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file

@@ -1,16 +1,13 @@
 """The work of ``phi-wire convert``: files of one format read, converted by ``phi_wire.convert``,
 written as another format's, and what was lost on the way counted.
 
-* Inputs: a JSON document (a ``.json`` file: one message, event, usage...; or a JSON array of
-  them), JSONL (one document per line: a clark-agent history, an event stream), an Operator-Use
-  session file (a JSONL file of its entries: one document, read as Operator-Use reads it), ``-``
-  (standard input), or a folder: its files are found as ``phi-wire validate`` finds them
-  (``phi_wire.validate.Walk``: JSON names, hidden and vendored folders skipped, ``--include`` and
-  ``--exclude`` patterns), each converted on its own, its output at the same path under the
-  output folder. The whole text parses as one JSON value: one document; else one per
-  line. gzip is read when the bytes start with its magic bytes. Each input is read whole, up to
-  ``MAX_INPUT_BYTES``. The bytes go to ``loads`` as read: bytes that are not UTF-8 are its to
-  judge (serde skips them in an ignored value, as ``phi-wire validate`` says too).
+* Inputs (``_inputs``): a JSON document (a ``.json`` file: one message, event, usage...; or a
+  JSON array of them), JSONL (one document per line: a clark-agent history, an event stream), an
+  Operator-Use session file (a JSONL file of its entries: one document, read as Operator-Use
+  reads it), ``-`` (standard input), or a folder's files, each converted on its own, its output
+  at the same path under the output folder. The bytes go to ``loads`` as read: bytes that are
+  not UTF-8 are its to judge (serde skips them in an ignored value, as ``phi-wire validate``
+  says too).
 * The source format is given or recognised (``phi_wire.recognise``); each document is read by that
   format's ``loads`` as the type its shape has, a JSONL file's documents converted together (a
   stream's events need each other; a history's rows are one conversation).
@@ -25,66 +22,29 @@ from __future__ import annotations
 
 import functools
 import gc
-import gzip
-import io
 import os
-import sys
 import tempfile
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from phi_wire.errors import WireError
 from phi_wire.formats import FORMATS, HUB, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 
+from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
 from ._unread import READER_DROPS, unread_keys
 from ._version import VersionError, rewritten
 
-__all__ = [
-    "MAX_INPUT_BYTES",
-    "ConvertError",
-    "Converted",
-    "Input",
-    "Named",
-    "convert_input",
-    "input_of",
-    "inputs_named",
-    "output_name",
-    "read_input",
-    "write_atomically",
-]
+__all__ = ["MODULES", "Converted", "convert_input", "output_name", "write_atomically"]
 
-MAX_INPUT_BYTES = 256 * 1024 * 1024
-"""The largest input converted (it is held in memory, with its models, several times its size)."""
-GZIP_MAGIC = b"\x1f\x8b"
 MODULES = {"phi-core": newest().version, "clark-agent": "0.4", "operator-use": "d0da87a6"}
 """The version of each format the converters read and write."""
-
-
-class ConvertError(Exception):
-    """An input that cannot be converted: the message names the file and line."""
-
-
-@dataclass
-class Input:
-    """An input file read: its documents and how it is laid out."""
-
-    name: str
-    data: bytes
-    """The input's bytes (gunzipped)."""
-    lines: bool
-    """One document per line (JSONL, or a session file)."""
-    documents: list[tuple[int, bytes]] = field(default_factory=list)
-    """(line number, bytes) of each document (a whole-file document: line 1)."""
-    session: bool = False
-    """An Operator-Use session file: one document, read whole."""
 
 
 @dataclass
@@ -106,80 +66,6 @@ class Converted:
     """Each document written, its JSON without a line end (a session file: the whole file)."""
     version: str = ""
     """The version (or layout) of the target written."""
-
-
-class Named(NamedTuple):
-    """One input to convert: a path named, or a file found under a folder named."""
-
-    name: str
-    under: str | None = None
-    """Its path under the folder named (``a/history.jsonl``); None for a path named itself."""
-
-
-def inputs_named(
-    names: list[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
-) -> tuple[list[Named], list[str]]:
-    """The inputs of a run: each path named as it is, and for each folder named the files under
-    it, as ``phi-wire validate`` walks it (``include``/``exclude``: its patterns); and one line
-    for each thing that could not be walked (a folder with nothing to convert...)."""
-    from phi_wire.validate import Selection, Walk
-
-    selection = Selection(include, exclude)
-    found: list[Named] = []
-    errors: list[str] = []
-    for name in names:
-        if name == "-" or not os.path.isdir(name):
-            found.append(Named(name))
-            continue
-        walk = Walk([name], selection=selection, nothing="nothing to convert")
-        found += [Named(path, os.path.relpath(path, name)) for path in walk.names]
-        errors += [record.text() for record in walk.records if record.kind == "input"]
-    return found, errors
-
-
-def _gunzipped(name: str, raw: bytes) -> bytes:
-    if not raw.startswith(GZIP_MAGIC):
-        return raw
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as packed:
-            raw = packed.read(MAX_INPUT_BYTES + 1)  # bounded: a gzip bomb stops here
-    except (OSError, EOFError, zlib.error) as error:
-        raise ConvertError(f"{name}: not a valid gzip file ({error})") from None
-    if len(raw) > MAX_INPUT_BYTES:
-        raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB uncompressed")
-    return raw
-
-
-def read_input(name: str) -> Input:
-    """Read ``name`` (``-``: standard input) and find its documents; ``ConvertError`` if it
-    cannot be read."""
-    try:
-        if name == "-":
-            raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-        else:
-            with open(name, "rb") as handle:
-                raw = handle.read(MAX_INPUT_BYTES + 1)
-    except OSError as error:
-        raise ConvertError(f"{name}: cannot read ({error.strerror or error})") from None
-    return input_of(name, raw)
-
-
-def input_of(name: str, raw: bytes) -> Input:
-    """An input's bytes (gzip or not), named ``name``, and its documents; ``ConvertError`` if
-    there are none, or too many bytes."""
-    if len(raw) > MAX_INPUT_BYTES:
-        raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB: too big to convert")
-    data = _gunzipped(name, raw)
-    if not data.strip():
-        raise ConvertError(f"{name}: empty: nothing to convert")
-    try:
-        parse(data)
-    except (ValueError, RecursionError):
-        pass  # not one JSON value: one per line
-    else:
-        return Input(name, data, False, [(1, data)])
-    documents = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()]
-    return Input(name, data, True, documents)
 
 
 def _parsed(source: Input, line: int, text: bytes) -> Any:

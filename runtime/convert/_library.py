@@ -16,7 +16,8 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from ._files import MAX_INPUT_BYTES, Converted, convert_input, input_of, read_input
+from ._files import Converted, convert_input
+from ._inputs import MAX_INPUT_BYTES, input_of, read_input
 from ._types import Loss
 
 __all__ = ["Document", "Lost", "convert_file", "convert_stream"]
