@@ -9,8 +9,11 @@ written as another format's, and what was lost on the way counted.
   not UTF-8 are its to judge (serde skips them in an ignored value, as ``phi-wire validate``
   says too).
 * The source format is given or recognised (``phi_wire.recognise``); each document is read by that
-  format's ``loads`` as the type its shape has, a JSONL file's documents converted together (a
-  stream's events need each other; a history's rows are one conversation).
+  format's ``loads`` as the type its shape has (each key its reader drops a ``dropped`` loss:
+  ``_unread``), a JSONL file's documents converted together (a stream's events need each other)
+  or, where each converts alone, ``BATCH`` at a time. A pair without phi-core goes through it
+  (``_to_target``), a phi-core ``Session`` as its loops' messages (``_session``), and another
+  version of the target is written by that version's own reader and writer (``_version``).
 * Outputs are written as the target writes: one document for one document, JSONL for a list, an
   Operator-Use session file for a list of messages converted to Operator-Use. A file is written
   to a temporary file beside it and renamed over it once complete: never a partial file.
