@@ -11,7 +11,12 @@ __all__ = ["escape", "join", "tokens"]
 
 def escape(token: str | int) -> str:
     """One reference token: a key (or an array index) as it appears in a pointer."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    if type(token) is int:
+        return str(token)
+    text = str(token)
+    if "~" not in text and "/" not in text:  # most keys: nothing to escape, no copies
+        return text
+    return text.replace("~", "~0").replace("/", "~1")
 
 
 def join(*path: str | int) -> str:

@@ -19,7 +19,9 @@ import pytest
 from command import run
 from corpus import ROOT, fixtures_root
 
-import phi_wire.convert._files as convert_files
+import phi_wire.convert._inputs as convert_inputs
+import phi_wire.convert._write as convert_write
+from phi_wire.convert import write_atomically
 
 CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 OPERATOR_USE = fixtures_root() / "operator-use" / "d0da87a6"
@@ -131,11 +133,6 @@ def test_fail_on_loss_exits_1_and_still_writes(
             [],
             r"in\.jsonl:1: AgentMessage tool_result /: missing field `tool_name`",
         ),
-        (
-            '{"role":"tool_result","tool_call_id":"c","tool_name":"t","content":[]}\n',
-            ["--to", "operator-use"],
-            r"in\.jsonl: no converter from clark-agent to operator-use",
-        ),
         ('{"type":"agentStart"}\n', [], r"in\.jsonl: looks like yoagent's JSON"),
         ('{"foo": 1}\n', [], r"in\.jsonl: nothing in it names a format: give one with --from"),
         ("", [], r"in\.jsonl: empty: nothing to convert"),
@@ -150,15 +147,11 @@ def test_fail_on_loss_exits_1_and_still_writes(
             ["--from", "clark-agent"],
             r"in\.jsonl:3: AgentMessage user text /content/0/text: expected a valid string",
         ),
-        (  # events convert from clark-agent to phi-core only (a traceback before)
+        (  # Operator-Use records no events (a traceback once); clark-agent does (issue 19)
             (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8"),
             ["--to", "operator-use"],
-            r"in\.jsonl: no phi-core -> Operator-Use conversion for AgentStart \(item 0\)",
-        ),
-        (
-            (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8"),
-            ["--to", "clark-agent"],
-            r"in\.jsonl: no clark-agent counterpart for phi-core's AgentStart",
+            r"in\.jsonl: Operator-Use has no event stream \(its session files hold messages\): "
+            r"phi-core's AgentStart \(item 0\) has no counterpart there",
         ),
     ],
 )
@@ -237,11 +230,15 @@ def test_bytes_that_are_not_utf8_are_the_formats_loads_to_judge(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """An unknown key's value serde skips may hold bytes that are not UTF-8: clark-agent reads
-    the document (its Usage struct is read directly), so it converts. (Before: refused whole.)"""
+    the document (its Usage struct is read directly), so it converts. (Before: refused whole.)
+    The key the reader drops is a loss (issue 19: before, "nothing lost")."""
     path = tmp_path / "usage.json"
     path.write_bytes(b'{"input_tokens":1,"output_tokens":2,"note":"caf\xe9"}')
-    code, out, err = run(capsys, "convert", "--from", "clark-agent", "--to", "phi-core", str(path))
-    assert code == 0 and json.loads(out)["input"] == 1 and "nothing lost" in err, err
+    code, out, err = run(
+        capsys, "convert", "--from", "clark-agent", "--to", "phi-core", "-v", str(path)
+    )
+    assert code == 0 and json.loads(out)["input"] == 1, err
+    assert "1 dropped: clark-agent's reader does not know this key" in err and " /note" in err, err
 
 
 def test_a_gzip_input_is_read_and_its_size_bounded(
@@ -255,7 +252,7 @@ def test_a_gzip_input_is_read_and_its_size_bounded(
     assert code == 0 and len(out.splitlines()) == len(HISTORY.read_bytes().splitlines())
     bomb = tmp_path / "bomb.jsonl.gz"
     bomb.write_bytes(gzip.compress(b" " * 64 * 2**20))  # 64 MB of blanks in 64 kB
-    monkeypatch.setattr(convert_files, "MAX_INPUT_BYTES", 2**20)
+    monkeypatch.setattr(convert_inputs, "MAX_INPUT_BYTES", 2**20)
     tracemalloc.start()
     try:
         code, out, err = run(capsys, "convert", "--to", "phi-core", str(bomb))
@@ -370,13 +367,13 @@ def test_a_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
         raise RuntimeError("the disk went away")
 
     with pytest.raises(RuntimeError):
-        convert_files.write_atomically(target, chunks())  # type: ignore[arg-type]
+        write_atomically(target, chunks())  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
     target.write_text("old\n")
     with pytest.raises(RuntimeError):
-        convert_files.write_atomically(target, chunks())  # type: ignore[arg-type]
+        write_atomically(target, chunks())  # type: ignore[arg-type]
     assert target.read_text() == "old\n" and list(tmp_path.iterdir()) == [target]
-    convert_files.write_atomically(target, ["new\n"])
+    write_atomically(target, ["new\n"])
     assert target.read_text() == "new\n" and list(tmp_path.iterdir()) == [target]
 
 
@@ -389,7 +386,7 @@ def test_a_disk_failure_mid_write_is_one_line_and_no_partial_output(
     def full_disk(descriptor: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(convert_files.os, "fsync", full_disk)
+    monkeypatch.setattr(convert_write.os, "fsync", full_disk)
     code, _, err = run(capsys, "convert", "--to", "phi-core", str(HISTORY), "-o", str(target))
     assert code == 2 and err.count("\n") == 1
     assert f"{target}: cannot write (No space left on device): not written" in err

@@ -321,16 +321,23 @@ def test_types_without_a_counterpart_are_refused_clearly() -> None:
     record = clark.RunIdentity(run_id="r")
     with pytest.raises(UnsupportedConversion, match="no phi-core counterpart for clark-agent's"):
         convert(record, source="clark-agent")
-    with pytest.raises(UnsupportedConversion, match="events convert from clark-agent"):
-        convert(
-            phi.TurnStart(
-                loop_id="l",
-                turn_index=0,
-                timestamp="2026-01-01T00:00:00Z",
-                triggered_by=phi.TurnTrigger.USER,
-            ),
-            target="clark-agent",
-        )
+    with pytest.raises(UnsupportedConversion, match="no clark-agent counterpart for phi-core's"):
+        convert(phi.DeltaBody(delta="x"), source="phi-core", target="clark-agent")
+
+
+def test_phi_core_events_convert_to_clark_agent_naming_what_they_drop() -> None:
+    """(Issue 19: before, events converted from clark-agent to phi-core only.)"""
+    event = phi.loads(
+        phi.AgentEvent,
+        '{"type":"TurnStart","loop_id":"l","turn_index":0,'
+        '"timestamp":"2026-01-01T00:00:00Z","triggered_by":"User"}',
+    )
+    result = convert(event, target="clark-agent")
+    assert isinstance(result.value, clark.TurnStart)
+    assert sorted(loss.pointer for loss in result.losses) == [
+        "/loop_id", "/timestamp", "/triggered_by", "/turn_index"
+    ]  # fmt: skip
+    assert {loss.kind for loss in result.losses} == {"dropped"}
 
 
 def test_convert_finds_the_source_format_of_a_clark_model() -> None:

@@ -40,10 +40,13 @@ is recognised for each input (the formats of phi-wire validate). A JSONL file's 
 converted together: an event stream's events, a history's rows.
 
 Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
-ways; clark-agent to Operator-Use and back is refused (convert to phi-core first, then from it:
-each step's losses point into its own input). Outputs are written as the target writes them: one
-document per input document, a list as JSONL (a list of messages converted to Operator-Use as a
-session file: a fresh header, one message entry per message).
+ways; any other pair goes through phi-core (the second step's losses point into the phi-core form).
+Messages, sessions (an Operator-Use session file, a phi-core Session) and event streams (clark-agent
+and phi-core; Operator-Use has none) convert. --to FORMAT/VERSION writes that version or layout
+(phi-core/0.8, operator-use/d1cdaad8) as its own reader and writer do. Outputs are written as the
+target writes them: one document per input document, a list as JSONL (a list of messages
+converted to Operator-Use as a session file: a header, one message entry per message; the ids it
+invents derived from the input's name, position and content, so the output is reproducible).
 
 Output: without -o, standard output (one input only). -o FILE writes one input's output to FILE
 (gzip-compressed when its name ends .gz); -o FOLDER/ (a name ending with /, or an existing folder;
@@ -98,7 +101,13 @@ def add_convert(commands: Any) -> None:
         help="the format of the inputs (default: recognised for each input)",
     )
     convert.add_argument(
-        "--to", dest="target", choices=FORMATS, required=True, help="the format to write"
+        "--to",
+        dest="target",
+        type=target_format,
+        required=True,
+        metavar="FORMAT[/VERSION]",
+        help=f"the format to write ({', '.join(FORMATS)}), and its version or layout "
+        "(phi-core/0.8, operator-use/d1cdaad8; default: the newest the converters write)",
     )
     convert.add_argument(
         "-o",
@@ -135,6 +144,24 @@ def add_convert(commands: Any) -> None:
     convert.set_defaults(run=run_convert)
 
 
+def target_format(text: str) -> tuple[str, str | None]:
+    """``--to``: a format, or ``format/version`` (the version as ``phi-wire validate
+    --version`` takes it)."""
+    from phi_wire.formats import UnknownVersion, find
+
+    format, slash, version = text.partition("/")
+    if format not in FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"unknown format {format!r}; choose one of {', '.join(FORMATS)}"
+        )
+    if not slash:
+        return format, None
+    try:
+        return format, find(version, format).version
+    except UnknownVersion as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def run_convert(args: argparse.Namespace, output: Output) -> int:
     from phi_wire.convert import OutputRefused, inputs_named, plan_outputs
 
@@ -157,7 +184,7 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
         )
     try:
         outputs = plan_outputs(
-            [(named.name, named.under) for named in inputs], several, args.output, args.target
+            [(named.name, named.under) for named in inputs], several, args.output, args.target[0]
         )
     except OutputRefused as error:
         raise UsageError(str(error)) from None
@@ -219,7 +246,7 @@ def _convert_one(
     from phi_wire.convert import ConvertError, convert_input, read_input, write_atomically
 
     try:
-        converted = convert_input(read_input(name), args.source, args.target)
+        converted = convert_input(read_input(name), args.source, *args.target)
     except ConvertError as error:
         report.error(str(error))
         return None

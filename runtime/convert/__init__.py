@@ -12,54 +12,81 @@ Statically, ``result.value`` is the target's value type (``phi_wire.convert.valu
 
 Each ``Loss`` names a JSON pointer into the *source* document and a reason. Nothing is lost
 silently: a piece of the source that no loss names survives a round trip source -> target ->
-source. Converters exist between phi-core and every other format (``CONVERTERS``); the mapping
-tables they implement are in ``docs/conversions/<format>.md``.
+source. Converters exist between phi-core and every other format (``CONVERTERS``); any other pair
+goes through phi-core in two steps (the second step's losses say so); the mapping tables they
+implement are in ``docs/conversions/<format>.md``. ``name=`` (the input's name) seeds the ids a
+conversion invents (``derived_id``, ``EntryIds``): a conversion is reproducible.
 
-Files (``phi-wire convert``'s work): ``read_input`` and ``convert_input`` read and convert one,
-``plan_outputs`` settles where each output goes before anything is written (``OutputRefused``:
-outputs that would clash), ``write_atomically`` and ``AtomicFile`` write one whole or not at all
-(through a symbolic link, keeping a file's mode, gzip for a ``.gz`` name).
+Files and streams, as ``phi-wire convert`` converts them (a phi-core ``Session`` and event streams
+included), for programs:
+
+    from phi_wire.convert import Document, Lost, convert_file
+
+    for item in convert_file("history.jsonl", target="phi-core"):
+        if isinstance(item, Document):
+            out.write(item.text + "\n")   # as the target writes it
+        else:
+            print(item.where, item.loss)   # file:line, Loss(pointer, kind, reason)
+
+``convert_stream(lines, target=..., name=...)`` does the same for lines already in memory. There
+the keys a source's reader drops are losses too (``_unread``). How a converter is written (the
+rules pi's converters follow too): ``CONTRIBUTING.md``, "How a converter is written".
+
+Writing files (``phi-wire convert``'s work): ``plan_outputs`` settles where each output goes
+before anything is written (``OutputRefused``: outputs that would clash), ``write_atomically`` and
+``AtomicFile`` write one whole or not at all (through a symbolic link, keeping a file's mode, gzip
+for a ``.gz`` name).
 """
 
 from __future__ import annotations
 
-from ._files import (
+from ._files import Converted, convert_input
+from ._ids import EntryIds, derived_id
+from ._inputs import (
     MAX_INPUT_BYTES,
-    Converted,
     ConvertError,
     Input,
     Named,
-    convert_input,
+    input_of,
     inputs_named,
-    output_name,
     read_input,
-    write_atomically,
 )
-from ._outputs import OutputRefused, Outputs, plan_outputs
+from ._library import Document, Lost, convert_file, convert_stream
+from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
+from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
 from ._types import Conversion, Loss, UnsupportedConversion
-from ._write import AtomicFile
+from ._write import AtomicFile, write_atomically
 
 __all__ = [
     "CONVERTERS",
     "MAX_INPUT_BYTES",
     "SESSION_WRITERS",
+    "SORTED_BY_PHI_CORE",
     "AtomicFile",
     "Conversion",
     "ConvertError",
     "Converted",
+    "Document",
+    "EntryIds",
     "Input",
     "Loss",
+    "Lost",
     "Named",
     "OutputRefused",
     "Outputs",
     "UnsupportedConversion",
     "convert",
+    "convert_file",
     "convert_input",
+    "convert_stream",
+    "derived_id",
+    "input_of",
     "inputs_named",
     "output_name",
     "plan_outputs",
     "read_input",
+    "reordered_by_sorting",
     "to_session_file",
     "write_atomically",
 ]

@@ -1,19 +1,19 @@
 """The work of ``phi-wire convert``: files of one format read, converted by ``phi_wire.convert``,
 written as another format's, and what was lost on the way counted.
 
-* Inputs: a JSON document (a ``.json`` file: one message, event, usage...; or a JSON array of
-  them), JSONL (one document per line: a clark-agent history, an event stream), an Operator-Use
-  session file (a JSONL file of its entries: one document, read as Operator-Use reads it), ``-``
-  (standard input), or a folder: its files are found as ``phi-wire validate`` finds them
-  (``phi_wire.validate.Walk``: JSON names, hidden and vendored folders skipped, ``--include`` and
-  ``--exclude`` patterns), each converted on its own, its output at the same path under the
-  output folder. The whole text parses as one JSON value: one document; else one per
-  line. gzip is read when the bytes start with its magic bytes. Each input is read whole, up to
-  ``MAX_INPUT_BYTES``. The bytes go to ``loads`` as read: bytes that are not UTF-8 are its to
-  judge (serde skips them in an ignored value, as ``phi-wire validate`` says too).
+* Inputs (``_inputs``): a JSON document (a ``.json`` file: one message, event, usage...; or a
+  JSON array of them), JSONL (one document per line: a clark-agent history, an event stream), an
+  Operator-Use session file (a JSONL file of its entries: one document, read as Operator-Use
+  reads it), ``-`` (standard input), or a folder's files, each converted on its own, its output
+  at the same path under the output folder. The bytes go to ``loads`` as read: bytes that are
+  not UTF-8 are its to judge (serde skips them in an ignored value, as ``phi-wire validate``
+  says too).
 * The source format is given or recognised (``phi_wire.recognise``); each document is read by that
-  format's ``loads`` as the type its shape has, a JSONL file's documents converted together (a
-  stream's events need each other; a history's rows are one conversation).
+  format's ``loads`` as the type its shape has (each key its reader drops a ``dropped`` loss:
+  ``_unread``), a JSONL file's documents converted together (a stream's events need each other)
+  or, where each converts alone, ``BATCH`` at a time. A pair without phi-core goes through it
+  (``_to_target``), a phi-core ``Session`` as its loops' messages (``_session``), and another
+  version of the target is written by that version's own reader and writer (``_version``).
 * Outputs are written as the target writes: one document for one document, JSONL for a list, an
   Operator-Use session file for a list of messages converted to Operator-Use. A file is written
   to a temporary file beside it and renamed over it once complete: never a partial file.
@@ -24,40 +24,24 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
-import gzip
-import io
-import os
-import sys
-import zlib
-from collections.abc import Sequence
+import gc
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from phi_wire.errors import WireError
-from phi_wire.formats import FORMATS, find, newest
+from phi_wire.formats import FORMATS, HUB, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 
-from ._outputs import output_name
-from ._route import convert, to_session_file
+from ._inputs import ConvertError, Input
+from ._route import VIA_HUB, convert, to_session_file
+from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
-from ._write import write_atomically
+from ._unread import READER_DROPS, unread_keys
+from ._version import VersionError, rewritten
+from ._wording import not_json, rejected
 
-__all__ = [
-    "MAX_INPUT_BYTES",
-    "ConvertError",
-    "Converted",
-    "Input",
-    "Named",
-    "convert_input",
-    "inputs_named",
-    "output_name",
-    "read_input",
-    "write_atomically",
-]
+__all__ = ["MODULES", "Converted", "convert_input"]
 
-MAX_INPUT_BYTES = 256 * 1024 * 1024
-"""The largest input converted (it is held in memory, with its models, several times its size)."""
-GZIP_MAGIC = b"\x1f\x8b"
 MODULES = {
     "phi-core": newest().version,
     "clark-agent": "0.4",
@@ -65,25 +49,6 @@ MODULES = {
     "otel-genai": newest("otel-genai").version,
 }
 """The version of each format the converters read and write."""
-
-
-class ConvertError(Exception):
-    """An input that cannot be converted: the message names the file and line."""
-
-
-@dataclass
-class Input:
-    """An input file read: its documents and how it is laid out."""
-
-    name: str
-    data: bytes
-    """The input's bytes (gunzipped)."""
-    lines: bool
-    """One document per line (JSONL, or a session file)."""
-    documents: list[tuple[int, bytes]] = field(default_factory=list)
-    """(line number, bytes) of each document (a whole-file document: line 1)."""
-    session: bool = False
-    """An Operator-Use session file: one document, read whole."""
 
 
 @dataclass
@@ -101,83 +66,17 @@ class Converted:
     """The text is JSONL (a list written one item per line)."""
     entries: int = 0
     """A session file's entries (0: the input was no session file)."""
-
-
-class Named(NamedTuple):
-    """One input to convert: a path named, or a file found under a folder named."""
-
-    name: str
-    under: str | None = None
-    """Its path under the folder named (``a/history.jsonl``); None for a path named itself."""
-
-
-def inputs_named(
-    names: list[str], include: Sequence[str] = (), exclude: Sequence[str] = ()
-) -> tuple[list[Named], list[str]]:
-    """The inputs of a run: each path named as it is, and for each folder named the files under
-    it, as ``phi-wire validate`` walks it (``include``/``exclude``: its patterns); and one line
-    for each thing that could not be walked (a folder with nothing to convert...)."""
-    from phi_wire.validate import Selection, Walk
-
-    selection = Selection(include, exclude)
-    found: list[Named] = []
-    errors: list[str] = []
-    for name in names:
-        if name == "-" or not os.path.isdir(name):
-            found.append(Named(name))
-            continue
-        walk = Walk([name], selection=selection, nothing="nothing to convert")
-        found += [Named(path, os.path.relpath(path, name)) for path in walk.names]
-        errors += [record.text() for record in walk.records if record.kind == "input"]
-    return found, errors
-
-
-def _gunzipped(name: str, raw: bytes) -> bytes:
-    if not raw.startswith(GZIP_MAGIC):
-        return raw
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as packed:
-            raw = packed.read(MAX_INPUT_BYTES + 1)  # bounded: a gzip bomb stops here
-    except (OSError, EOFError, zlib.error) as error:
-        raise ConvertError(f"{name}: not a valid gzip file ({error})") from None
-    if len(raw) > MAX_INPUT_BYTES:
-        raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB uncompressed")
-    return raw
-
-
-def read_input(name: str) -> Input:
-    """Read ``name`` (``-``: standard input) and find its documents; ``ConvertError`` if it
-    cannot be read."""
-    try:
-        if name == "-":
-            raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-        else:
-            with open(name, "rb") as handle:
-                raw = handle.read(MAX_INPUT_BYTES + 1)
-    except OSError as error:
-        raise ConvertError(f"{name}: cannot read ({error.strerror or error})") from None
-    if len(raw) > MAX_INPUT_BYTES:
-        raise ConvertError(f"{name}: over {MAX_INPUT_BYTES // 2**20} MB: too big to convert")
-    data = _gunzipped(name, raw)
-    if not data.strip():
-        raise ConvertError(f"{name}: empty: nothing to convert")
-    try:
-        parse(data)
-    except (ValueError, RecursionError):
-        pass  # not one JSON value: one per line
-    else:
-        return Input(name, data, False, [(1, data)])
-    documents = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()]
-    return Input(name, data, True, documents)
+    documents_written: list[str] = field(default_factory=list)
+    """Each document written, its JSON without a line end (a session file: the whole file)."""
+    version: str = ""
+    """The version (or layout) of the target written."""
 
 
 def _parsed(source: Input, line: int, text: bytes, format: str | None = None) -> Any:
     try:
         return parse(text)
     except (ValueError, RecursionError):
-        from ._wording import not_json  # validate's words, with line and column
-
-        within, message = not_json(text, format)
+        within, message = not_json(text, format)  # validate's words, with line and column
         raise ConvertError(f"{source.name}:{line + within - 1}: {message}") from None
 
 
@@ -211,8 +110,6 @@ def _problem(source: Input, line: int, text: bytes, error: WireError, format: st
     ``phi-wire validate`` uses (a lone surrogate escape named as such)."""
     from phi_wire.validate import line_of
 
-    from ._wording import rejected
-
     where = line + (error.line - 1 if error.line else 0)
     if not error.line and not source.lines and error.pointer:
         where = line_of(text.decode("utf-8", "replace"), error.pointer)
@@ -232,7 +129,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         except module.WireError as error:
             raise _problem(source, 1, text, error, format) from None
         skipped = {error.line for error in session.skipped}
-        lines = [number for number, _ in source.documents if number not in skipped]
+        read = [(number, text) for number, text in source.documents if number not in skipped]
         losses = [
             (
                 f"{source.name}:{error.line}",
@@ -240,18 +137,94 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
             )
             for error in session.skipped
         ]
-        return session, lines, losses
+        for (line, text), entry in zip(read, session, strict=False):
+            losses += _unread(source, line, _parsed(source, line, text, format), entry, format)
+        return session, [number for number, _ in read], losses
+    values, _, losses = _read_documents(source, source.documents, module, format)
+    if not source.lines:
+        return values[0], [1], losses
+    return values, [line for line, _ in source.documents], losses
+
+
+def _read_documents(
+    source: Input, documents: list[tuple[int, bytes]], module: Any, format: str
+) -> tuple[list[Any], list[str], list[tuple[str, Loss]]]:
+    """Each document read by ``format``'s ``loads`` as the type its shape has: the models, the
+    types' names and the losses of reading (the keys the reader dropped)."""
     values = []
-    for line, text in source.documents:
+    types = []
+    losses = []
+    for line, text in documents:
         document = _parsed(source, line, text, format)
-        tp = _wire_type(module, type_in(format, document))
+        name = type_in(format, document)
         try:
-            values.append(module.loads(tp, text))
+            value = module.loads(_wire_type(module, name), text)
         except module.WireError as error:
             raise _problem(source, line, text, error, format) from None
-    if not source.lines:
-        return values[0], [1], []
-    return values, [line for line, _ in source.documents], []
+        values.append(value)
+        types.append(name)
+        losses += _unread(source, line, document, value, format)
+    return values, types, losses
+
+
+BATCH = 1000
+"""The documents of a JSONL input converted at once where each converts on its own (clark-agent
+history rows to phi-core, phi-core messages and events to clark-agent): the models of one batch
+are held, not the input's."""
+
+
+def _converts_alone(format: str, target: str, kind: str) -> bool:
+    """Whether each document of this type converts on its own (no document tells the converter
+    anything about another: clark-agent's events do, a run's identity; phi-core's messages to
+    Operator-Use do, tool results merged into one message)."""
+    if (format, target) == ("clark-agent", HUB):
+        return kind == "AgentMessage"
+    return (format, target) == (HUB, "clark-agent") and kind in ("AgentMessage", "AgentEvent")
+
+
+def _convert_batches(source: Input, format: str, target: str) -> Converted | None:
+    """A JSONL input whose documents each convert on its own, converted ``BATCH`` documents at a
+    time (the same documents and losses as converting it whole); None if it has documents of
+    several types, or a type that does not convert alone (then it is converted whole)."""
+    module = find(MODULES[format], format).load()
+    documents: list[str] = []
+    read: list[tuple[str, Loss]] = []
+    losses: list[tuple[str, Loss]] = []
+    kind: str | None = None
+    for start in range(0, len(source.documents), BATCH):
+        batch = source.documents[start : start + BATCH]
+        values, types, found = _read_documents(source, batch, module, format)
+        kind = kind or types[0]
+        if any(name != kind for name in types) or not _converts_alone(format, target, kind):
+            return None
+        try:
+            result = convert(values, source=format, target=target, name=source.name)
+        except UnsupportedConversion as error:
+            raise ConvertError(f"{source.name}: {error}") from None
+        del values
+        written, _, _ = _dumped(result.value, target)
+        documents += written
+        read += found
+        lines = [line for line, _ in batch]
+        for loss in result.losses:
+            where, pointer = _where(source, lines, True, loss.pointer)
+            losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+    text = "".join(document + "\n" for document in documents)
+    count = len(source.documents)
+    return Converted(
+        format, target, text, read + losses, count, True, 0, documents, MODULES[target]
+    )
+
+
+def _unread(
+    source: Input, line: int, document: Any, value: Any, format: str
+) -> list[tuple[str, Loss]]:
+    """A ``dropped`` loss for each key of a document that its format's reader dropped."""
+    reason = READER_DROPS.format(format=format)
+    return [
+        (f"{source.name}:{line}", Loss(pointer, "dropped", reason))
+        for pointer in unread_keys(document, value)
+    ]
 
 
 @functools.cache
@@ -263,14 +236,48 @@ def _wire_type(module: Any, name: str) -> Any:
     return getattr(module, name)
 
 
-def _dumped(value: Any, format: str) -> tuple[str, bool]:
-    """The text the target writes for a converted value, and whether it is JSONL."""
+def _dumped(value: Any, format: str) -> tuple[list[str], bool, bool]:
+    """The documents the target writes for a converted value (their JSON, no line end; an
+    Operator-Use session file: the whole file, one document), whether they are JSONL, and
+    whether they are a session file."""
     module = find(MODULES[format], format).load()
     if format == "operator-use" and type(value).__name__ == "SessionFileLines":
-        return str(module.dumps(value)), True
+        return [str(module.dumps(value))], True, True
     if isinstance(value, list):
-        return "".join(str(module.dumps(item)) + "\n" for item in value), True
-    return str(module.dumps(value)) + "\n", False
+        return [str(module.dumps(item)) for item in value], True, False
+    return [str(module.dumps(value))], False, False
+
+
+def _written(
+    source: Input, value: Any, format: str, version: str | None
+) -> tuple[list[str], bool, bool, list[tuple[str, Loss]]]:
+    """``_dumped``, in ``version`` of the target (None: the converters' own), with the losses of
+    writing it in that version (their pointers into the converters' output document)."""
+    documents, jsonl, session = _dumped(value, format)
+    if version is None or version == MODULES[format]:
+        return documents, jsonl, session, []
+    entry = find(version, format)
+    try:
+        documents, losses = rewritten(documents, session, entry)
+    except VersionError as error:
+        raise ConvertError(f"{source.name}: {error}") from None
+    written = find(MODULES[format], format).label
+    return (
+        documents,
+        jsonl,
+        session,
+        [
+            (
+                source.name,
+                Loss(
+                    f"/{index}{loss.pointer}" if jsonl and not session else loss.pointer,
+                    loss.kind,
+                    f"{loss.reason} (a pointer into the {written} output)",
+                ),
+            )
+            for index, loss in losses
+        ],
+    )
 
 
 def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple[str, str]:
@@ -284,17 +291,54 @@ def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple
     return source.name, pointer
 
 
-def convert_input(source: Input, given: str | None, target: str) -> Converted:
-    """Read, convert and write out one input; ``ConvertError`` (one line) if it cannot be."""
+def _to_target(value: Any, format: str, target: str, source: Input) -> Conversion[Any]:
+    """One step: ``value`` (of ``format``) as ``target``'s; a phi-core message list or session
+    to Operator-Use as its session file (how Operator-Use stores a conversation)."""
+    if format == HUB and target == "operator-use":
+        if is_session(value):
+            return from_session(value, lambda messages: to_session_file(messages, name=source.name))
+        if isinstance(value, list):
+            return to_session_file(value, name=source.name)
+    return convert(value, source=format, target=target, name=source.name)
+
+
+def convert_input(
+    source: Input, given: str | None, target: str, version: str | None = None
+) -> Converted:
+    """Read, convert and write out one input (as ``version`` of the target: None, the newest);
+    ``ConvertError`` (one line) if it cannot be.
+
+    Python's cyclic garbage collector is paused meanwhile: an input's models are held until it
+    is written, and the collector would walk all of them again and again (40 % of the CPU time
+    of a 6 MB clark-agent history). Reference counting frees a conversion's garbage: it leaves at
+    most a few hundred objects in cycles (a 6 MB input), freed when the collector runs again."""
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return _convert_input(source, given, target, version)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     recognised = _recognised(source, given)
     if recognised.type == "SessionFile":
         source.session = True
+    if source.lines and not source.session and version is None:
+        batched = _convert_batches(source, recognised.format, target)
+        if batched is not None:
+            return batched
     value, lines, losses = _loaded(source, recognised.format)
+    format = recognised.format
     try:
-        if recognised.format == "phi-core" and target == "operator-use" and isinstance(value, list):
-            result: Conversion[Any] = to_session_file(value)  # how Operator-Use stores messages
-        else:
-            result = convert(value, source=recognised.format, target=target)
+        via: Conversion[Any] | None = None
+        if HUB not in (format, target) and format != target:  # through the hub: two steps
+            via = convert(value, source=format, target=HUB, name=source.name)
+        result = _to_target(
+            value if via is None else via.value, format if via is None else HUB, target, source
+        )
     except UnsupportedConversion as error:
         raise ConvertError(f"{source.name}: {error}") from None
     if result.value is None:
@@ -302,12 +346,28 @@ def convert_input(source: Input, given: str | None, target: str) -> Converted:
         raise ConvertError(
             f"{source.name}: nothing of it has a counterpart in {target} ({reasons})"
         )
-    text, jsonl = _dumped(result.value, target)
+    documents, jsonl, session, written = _written(source, result.value, target, version)
     listed = isinstance(value, list)
-    for loss in result.losses:
+    for loss in result.losses if via is None else via.losses:
         where, pointer = _where(source, lines, listed, loss.pointer)
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
-    if source.session:
-        return Converted(recognised.format, target, text, losses, 1, jsonl, len(value))
-    count = len(value) if source.lines else 1
-    return Converted(recognised.format, target, text, losses, count, jsonl)
+    if via is not None:
+        losses += [
+            (source.name, Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}"))
+            for loss in result.losses
+        ]
+    losses += written
+    text = documents[0] if session else "".join(document + "\n" for document in documents)
+    entries = len(value) if source.session else 0
+    count = 1 if source.session or not source.lines else len(value)
+    return Converted(
+        recognised.format,
+        target,
+        text,
+        losses,
+        count,
+        jsonl,
+        entries,
+        documents,
+        version or MODULES[target],
+    )

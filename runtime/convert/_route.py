@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from phi_wire.formats import FOLDERS, FORMATS, HUB, version_of
 
-from ._types import Conversion, UnsupportedConversion
+from ._session import from_session, is_session
+from ._types import Conversion, Loss, UnsupportedConversion
 
 if TYPE_CHECKING:  # the value types import every format's models; convert itself does not
     from phi_wire.formats.operator_use.api import SessionFileLines
@@ -36,50 +37,76 @@ CONVERTERS: dict[tuple[str, str], str] = {
 }
 """``(source, target)`` -> ``"module:function"`` of the converter (imported on first use), for
 every format of the registry and the hub, phi-core, both ways: each format folder's ``convert``
-module. Each function takes a model of the source format and returns a ``Conversion``."""
+module. Each function takes a model of the source format (and, keyword, ``name``: the input's
+name, the seed of the ids it invents) and returns a ``Conversion``."""
 
 
-def _converter(source: str, target: str) -> Callable[[Any], Conversion[Any]]:
+def _converter(source: str, target: str) -> Callable[..., Conversion[Any]]:
     location = CONVERTERS.get((source, target))
     if location is None:
         pairs = ", ".join(f"{a} -> {b}" for a, b in sorted(CONVERTERS)) or "none yet"
         raise UnsupportedConversion(f"no converter from {source} to {target} (there are: {pairs})")
     module, _, function = location.partition(":")
-    converter: Callable[[Any], Conversion[Any]] = getattr(importlib.import_module(module), function)
+    converter: Callable[..., Conversion[Any]] = getattr(importlib.import_module(module), function)
     return converter
 
 
 @overload
 def convert(
-    value: Convertible, *, source: str | None = None, target: Literal["phi-core"] = "phi-core"
+    value: Convertible,
+    *,
+    source: str | None = None,
+    target: Literal["phi-core"] = "phi-core",
+    name: str = "",
 ) -> Conversion[PhiCoreValue]: ...
 @overload
 def convert(
-    value: Convertible, *, source: str | None = None, target: Literal["clark-agent"]
+    value: Convertible, *, source: str | None = None, target: Literal["clark-agent"], name: str = ""
 ) -> Conversion[ClarkAgentValue]: ...
 @overload
 def convert(
-    value: Convertible, *, source: str | None = None, target: Literal["operator-use"]
+    value: Convertible,
+    *,
+    source: str | None = None,
+    target: Literal["operator-use"],
+    name: str = "",
 ) -> Conversion[OperatorUseValue]: ...
 @overload
 def convert(
-    value: Convertible, *, source: str | None = None, target: str
+    value: Convertible, *, source: str | None = None, target: str, name: str = ""
 ) -> Conversion[AnyValue]: ...
-def convert(value: Any, *, source: str | None = None, target: str = "phi-core") -> Conversion[Any]:
+def convert(
+    value: Any, *, source: str | None = None, target: str = "phi-core", name: str = ""
+) -> Conversion[Any]:
     """``value`` (a model of ``source``; by default the format whose module defines it) as a model
-    of ``target``, with the losses."""
+    of ``target``, with the losses. ``name`` (the input's: a file's path) seeds the ids the
+    conversion invents (``derived_id``): the same value and name always give the same ids."""
     if source is None:
         # a list (of messages, or a session file's entries) is in the format of its items
         entry = version_of(value[0] if isinstance(value, list) and value else value)
         if entry is None:
             raise UnsupportedConversion(f"{type(value).__name__} is not a wire type; name source=")
         source = entry.format
-    for name in (source, target):
-        if name not in FORMATS:
-            raise UnsupportedConversion(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
+    for format in (source, target):
+        if format not in FORMATS:
+            raise UnsupportedConversion(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
     if source == target:
         return Conversion(value, ())
-    return _converter(source, target)(value)
+    if HUB not in (source, target):  # through the hub: the second step's losses say so
+        first = _converter(source, HUB)(value, name=name)
+        second = convert(first.value, source=HUB, target=target, name=name)
+        noted = [
+            Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in second.losses
+        ]
+        return Conversion(second.value, (*first.losses, *noted))
+    if source == HUB and is_session(value):
+        return from_session(value, lambda messages: _converter(HUB, target)(messages, name=name))
+    return _converter(source, target)(value, name=name)
+
+
+VIA_HUB = "(the second step, phi-core -> target: a pointer into the phi-core form)"
+"""The note on each loss of a conversion's second step through phi-core (its pointer points into
+the phi-core form of the source, not into the source)."""
 
 
 SESSION_WRITERS: dict[str, str] = {
@@ -95,20 +122,22 @@ def to_session_file(
     *,
     target: Literal["operator-use"] = "operator-use",
     cwd: str = ".",
+    name: str = "",
 ) -> Conversion[SessionFileLines[SessionFileEntry]]: ...
 @overload
 def to_session_file(
-    messages: Sequence[PhiCoreItem], *, target: str, cwd: str = "."
+    messages: Sequence[PhiCoreItem], *, target: str, cwd: str = ".", name: str = ""
 ) -> Conversion[AnyValue]: ...
 def to_session_file(
-    messages: Sequence[Any], *, target: str = "operator-use", cwd: str = "."
+    messages: Sequence[Any], *, target: str = "operator-use", cwd: str = ".", name: str = ""
 ) -> Conversion[Any]:
     """A list of phi-core messages (the newest version's models) as a session file of
-    ``target``: for Operator-Use a ``SessionFileLines`` (a fresh header with ``cwd``, one message
-    entry per message, each the child of the one before), the ids it invents among the losses."""
+    ``target``: for Operator-Use a ``SessionFileLines`` (a header with ``cwd``, one message
+    entry per message, each the child of the one before), the ids it invents (derived from
+    ``name``, the input's, and the messages) among the losses."""
     location = SESSION_WRITERS.get(target)
     if location is None:
         raise UnsupportedConversion(f"{target} has no session file to write messages to")
     module, _, function = location.partition(":")
     writer: Callable[..., Conversion[Any]] = getattr(importlib.import_module(module), function)
-    return writer(list(messages), cwd=cwd)
+    return writer(list(messages), cwd=cwd, name=name)

@@ -161,7 +161,7 @@ def _system_data(data: dict[str, Any]) -> bool:
     return stamp is None or (type(stamp) is int and 0 <= stamp < 2**64)
 
 
-def from_phi_core(value: Any) -> Conversion[Any]:
+def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     """A phi-core 0.10 value (a message, a list of messages, a content block, ``Usage``,
     ``StopReason``, an event ``ToolResult``) as clark-agent 0.4's."""
     losses = _Losses()
@@ -180,8 +180,8 @@ def _from_phi_item(value: Any, pointer: str, losses: _Losses) -> Any:
     if isinstance(value, phi.TextContent | phi.ImageContent | phi.ThinkingContent):
         lane = "user" if isinstance(value, phi.ImageContent) else "assistant"
         return _block_from_phi(value, pointer, losses, lane)
-    if isinstance(value, phi.ToolCallContent):
-        return clark.ToolCall(id=value.id, name=value.name, arguments=value.arguments)
+    if isinstance(value, phi.ToolCallContent):  # a content block: clark's tool_call block
+        return _block_from_phi(value, pointer, losses, "assistant")
     if isinstance(value, phi.Usage):
         return _usage_from_phi(value, pointer, losses)
     if isinstance(value, phi.StopReason):
@@ -197,6 +197,6 @@ def _from_phi_item(value: Any, pointer: str, losses: _Losses) -> Any:
         )
     raise UnsupportedConversion(
         f"no clark-agent counterpart for phi-core's {type(value).__name__} (convertible: "
-        "messages and message lists, content blocks, Usage, StopReason, ToolResult; events "
-        "convert from clark-agent to phi-core only)"
+        "messages and message lists, sessions, events and event streams, content blocks, "
+        "Usage, StopReason, ToolResult)"
     )

@@ -10,7 +10,12 @@ from pydantic import BaseModel
 
 import phi_wire.clark_agent as clark
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, UnsupportedConversion
+from phi_wire.convert import (
+    SORTED_BY_PHI_CORE,
+    Conversion,
+    UnsupportedConversion,
+    reordered_by_sorting,
+)
 
 from ._shared import (
     _DATA_URL,
@@ -26,6 +31,14 @@ from ._shared import (
 )
 
 # --- blocks: clark-agent -> phi-core ----------------------------------------------------------
+
+
+def _free(value: Any, key: str, pointer: str, losses: _Losses) -> Any:
+    """The free-form value at ``key`` of the object at ``pointer``: clark-agent keeps its key
+    order, phi-core sorts it (``SORTED_BY_PHI_CORE``)."""
+    if reordered_by_sorting(value):
+        losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key=key))
+    return value
 
 
 def _image_to_phi(block: Any, pointer: str, losses: _Losses) -> Any:
@@ -80,7 +93,8 @@ def _block_to_phi(block: Any, pointer: str, losses: _Losses) -> Any:
     if isinstance(block, clark.ReasoningDetailsBlock):
         return phi.ThinkingContent(thinking="", signature=_details_carrier(block))
     if isinstance(block, clark.ToolCallBlock):
-        return phi.ToolCallContent(id=block.id, name=block.name, arguments=block.arguments)
+        arguments = _free(block.arguments, "arguments", pointer, losses)
+        return phi.ToolCallContent(id=block.id, name=block.name, arguments=arguments)
     raise UnsupportedConversion(f"not a clark-agent content block: {type(block).__name__}")
 
 
@@ -109,7 +123,8 @@ def _message_to_phi(message: Any, pointer: str, losses: _Losses) -> Any:
             losses.add(
                 _at(pointer, "timestamp"), "dropped", "phi-core's ExtensionMessage has no timestamp"
             )
-        return phi.ExtensionMessage(role="extension", kind=message.kind, data=message.payload)
+        data = _free(message.payload, "payload", pointer, losses)
+        return phi.ExtensionMessage(role="extension", kind=message.kind, data=data)
     timestamp = _timestamp_to_phi(message.timestamp, pointer, losses)
     if isinstance(message, clark.UserMessage):
         content = message.content
@@ -178,7 +193,7 @@ def _tool_result_to_phi(result: Any, pointer: str, losses: _Losses) -> Any:
         losses.add(_at(pointer, "narration"), "dropped", "phi-core's ToolResult has no narration")
     return phi.ToolResult(
         content=_blocks_to_phi(result.content, _at(pointer, "content"), losses),
-        details=result.details,
+        details=_free(result.details, "details", pointer, losses),
     )
 
 
@@ -332,7 +347,7 @@ def _event_to_phi(event: Any, pointer: str, losses: _Losses, run: _Run) -> Any:
             loop_id=run.loop_id(pointer, losses),
             tool_call_id=event.tool_call_id,
             tool_name=event.tool_name,
-            args=event.args,
+            args=_free(event.args, "args", pointer, losses),
         )
     if isinstance(event, clark.ToolExecutionUpdate):
         return phi.ToolExecutionUpdate(
@@ -393,7 +408,7 @@ CLARK_BLOCKS = (
 )
 
 
-def to_phi_core(value: Any) -> Conversion[Any]:
+def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     """A clark-agent value (a message, a list of history rows, an event or an event stream, a
     block, ``Usage``, ``StopReason``, ``ToolCall``, ``ToolResult``) as phi-core 0.10's."""
     losses = _Losses()
@@ -427,7 +442,13 @@ def _to_phi_item(value: Any, pointer: str, losses: _Losses) -> Any:
             losses.add(pointer, "changed", 'phi-core has no "other": stop (end_turn back)')
         return phi.StopReason(STOP_REASON_TO_PHI[value.value])
     if isinstance(value, clark.ToolCall):
-        return phi.ToolCallContent(id=value.id, name=value.name, arguments=value.arguments)
+        arguments = _free(value.arguments, "arguments", pointer, losses)
+        losses.add(
+            pointer,
+            "changed",
+            "phi-core has a toolCall content block only: it comes back as a tool_call block",
+        )
+        return phi.ToolCallContent(id=value.id, name=value.name, arguments=arguments)
     if isinstance(value, clark.ToolResult):
         return _tool_result_to_phi(value, pointer, losses)
     raise UnsupportedConversion(

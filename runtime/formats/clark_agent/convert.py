@@ -1,5 +1,5 @@
 """clark-agent 0.4 <-> phi-core 0.10: messages, blocks, usage, stop reasons, tool results, history
-rows, and clark-agent's events into phi-core's.
+rows, and event streams both ways.
 
 The mapping tables are in ``docs/conversions/clark-agent.md`` (the tests read its stop-reason
 and usage tables and compare them with ``STOP_REASON_TO_PHI``, ``STOP_REASON_FROM_PHI`` and
@@ -24,7 +24,7 @@ Every loss names a JSON pointer into the *source* document (wire key names).
 
 from __future__ import annotations
 
-from ._from_phi import from_phi_core
+from ._events_from_phi import from_phi_core
 from ._shared import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
 from ._to_phi import to_phi_core
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,14 +11,13 @@ from pydantic import BaseModel
 
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, Loss, UnsupportedConversion
+from phi_wire.convert import Conversion, EntryIds, Loss, UnsupportedConversion, derived_id
 
 from ._shared import (
     _OU_MESSAGES,
     MODEL_IN_ENTRIES,
     STOP_REASONS_FROM_PHI,
     _json,
-    _json_list,
     _Losses,
     _only_messages,
 )
@@ -28,43 +26,69 @@ from .api import SessionFileLines, layout_of
 # --- phi-core -> Operator-Use -------------------------------------------------------------------
 
 
-def from_phi_core(value: Any) -> Conversion[Any]:
-    """A phi-core value as Operator-Use d0da87a6 (see the module docstring)."""
+def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
+    """A phi-core value as Operator-Use d0da87a6 (see the module docstring); ``name``, the
+    input's, seeds the ids it invents (``phi_wire.convert``'s ``derived_id``)."""
     losses = _Losses()
     if isinstance(value, list):
+        _no_events(value)
         _only_messages(value, "phi-core -> Operator-Use")
-        documents = [(f"/{index}", item) for index, item in enumerate(_json_list(value, phi.dumps))]
-        return Conversion(_messages_from_phi(documents, losses), tuple(losses))
-    name = type(value).__name__
-    if name == "Usage":
+        texts = [str(phi.dumps(item)) for item in value]
+        parsed = json.loads("[" + ",".join(texts) + "]")
+        documents = [(f"/{index}", item, texts[index]) for index, item in enumerate(parsed)]
+        return Conversion(_messages_from_phi(documents, losses, name), tuple(losses))
+    kind = type(value).__name__
+    if kind == "Usage":
         usage = _usage_from_phi("", _json(value, phi.dumps), losses)
         return Conversion(ou.loads(ou.Usage, json.dumps(usage)), tuple(losses))
-    if name == "StopReason":
+    if kind == "StopReason":
         target, note = STOP_REASONS_FROM_PHI[value.value]
         if note:
             losses.add("", "changed", note)
         return Conversion(ou.StopReason(target), tuple(losses))
     if hasattr(value, "role"):
         return Conversion(
-            _messages_from_phi([("", _json(value, phi.dumps))], losses), tuple(losses)
+            _messages_from_phi(
+                [("", json.loads(text := str(phi.dumps(value))), text)], losses, name
+            ),
+            tuple(losses),
         )
-    raise UnsupportedConversion(f"no phi-core -> Operator-Use conversion for {name}")
+    _no_events([value])
+    raise UnsupportedConversion(f"no phi-core -> Operator-Use conversion for {kind}")
 
 
-def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion[Any]:
-    """A phi-core message list as an Operator-Use session file: a header (fresh uuid7-style id,
-    the first message's time, ``cwd``) and one message entry per message, each the child of the
-    one before; before an assistant message whose model or provider is not the one in effect, a
-    ``model_change`` entry (where Operator-Use keeps them), so they are not lost."""
-    converted = from_phi_core(list(messages))
+def _no_events(values: list[Any]) -> None:
+    """An event stream has no counterpart: said in one line, naming the first event."""
+    for index, item in enumerate(values):
+        if isinstance(getattr(item, "type", None), str) and not hasattr(item, "role"):
+            raise UnsupportedConversion(
+                "Operator-Use has no event stream (its session files hold messages): phi-core's "
+                f"{type(item).__name__} (item {index}) has no counterpart there"
+            )
+
+
+def session_from_phi_core(
+    messages: Sequence[Any], cwd: str = ".", *, name: str = ""
+) -> Conversion[Any]:
+    """A phi-core message list as an Operator-Use session file: a header (an id derived from the
+    input's ``name`` and the messages, the first message's time, ``cwd``) and one message entry
+    per message, each the child of the one before; before an assistant message whose model or
+    provider is not the one in effect, a ``model_change`` entry (where Operator-Use keeps them),
+    so they are not lost. Entry ids are ``EntryIds`` of the name and the header's id."""
+    converted = from_phi_core(list(messages), name=name)
     models = [
         (message.model, message.provider) for message in messages if message.role == "assistant"
     ]
     # every assistant's model and provider is kept, in a model_change entry
     losses = [loss for loss in converted.losses if loss.reason != MODEL_IN_ENTRIES]
     first = converted.value[0].timestamp if converted.value else 0.0
-    header = ou.SessionHeader(id=str(uuid.uuid4()), timestamp=first, cwd=cwd)
-    losses.append(Loss("", "invented", "the session header: a fresh id, cwd " + repr(cwd)))
+    # a message id is derived from its content already; a custom message has none
+    content = "\n".join(
+        getattr(message, "id", None) or ou.dumps(message) for message in converted.value
+    )
+    header = ou.SessionHeader(id=derived_id(name, "session", content), timestamp=first, cwd=cwd)
+    losses.append(Loss("", "invented", "the session header: a derived id, cwd " + repr(cwd)))
+    entry_id = EntryIds(name, header.id or content)
     entries: list[Any] = [header]
     parent: str | None = None
     in_effect = ("", "")  # before any model_change, Operator-Use's context names no model
@@ -74,6 +98,7 @@ def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion
             model = next(assistants)
             if model != in_effect:
                 change = ou.ModelChangeEntry(
+                    id=entry_id(len(entries)),
                     model_id=model[0],
                     provider_id=model[1],
                     parent_id=parent,
@@ -82,7 +107,12 @@ def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion
                 entries.append(change)
                 parent = change.id
                 in_effect = model
-        entry = ou.MessageEntry(message=message, parent_id=parent, timestamp=message.timestamp)
+        entry = ou.MessageEntry(
+            id=entry_id(len(entries)),
+            message=message,
+            parent_id=parent,
+            timestamp=message.timestamp,
+        )
         entries.append(entry)
         parent = entry.id
     if len(entries) > 1:
@@ -90,35 +120,44 @@ def session_from_phi_core(messages: Sequence[Any], cwd: str = ".") -> Conversion
     return Conversion(SessionFileLines(entries), tuple(losses))
 
 
-def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) -> list[Any]:
+def _messages_from_phi(
+    documents: Sequence[tuple[str, Any, str]], losses: _Losses, name: str
+) -> list[Any]:
+    """Each (pointer, phi-core message JSON, its text) as Operator-Use messages; a message's id is
+    a uuid5 of ``name``, its pointer and its text as phi-core writes it (``derived_id``)."""
     out: list[Any] = []  # JSON to read as d0da87a6, or a model already read
     previous_tool: tuple[float, dict[str, Any]] | None = None
-    for pointer, message in documents:
-        role = message.get("role")
+    for pointer, message, text in documents:
+        # an ExtensionMessage (kind + data) may have any role, "user" too
+        role = "extension" if "kind" in message else message.get("role")
         for key in ("turnId", "nodeId", "parentId", "tags", "provenanceHint"):
             if key in message:
                 losses.add(f"{pointer}/{key}", "dropped", "Operator-Use messages have no " + key)
         if role in ("user", "assistant", "toolResult"):
-            seconds = message["timestamp"] / 1000
+            seconds = _seconds(f"{pointer}/timestamp", message["timestamp"], losses)
             if role == "toolResult" and previous_tool is not None and previous_tool[0] == seconds:
                 previous_tool[1]["contents"].append(_tool_result_from_phi(pointer, message, losses))
                 continue
-            losses.add(pointer, "invented", "Operator-Use messages have an id: a fresh uuid4")
+            losses.add(
+                pointer,
+                "invented",
+                "Operator-Use messages have an id: a uuid5 of the input's name, the message's "
+                "pointer and its JSON",
+            )
+            message_id = derived_id(name, pointer, text)
         if role == "user":
             blocks = _blocks_from_phi(f"{pointer}/content", message["content"], losses)
-            out.append(
-                {"role": "user", "contents": blocks, "id": str(uuid.uuid4()), "timestamp": seconds}
-            )
+            out.append({"role": "user", "contents": blocks, "id": message_id, "timestamp": seconds})
             previous_tool = None
         elif role == "assistant":
-            out.append(_assistant_from_phi(pointer, message, seconds, losses))
+            out.append(_assistant_from_phi(pointer, message, seconds, message_id, losses))
             previous_tool = None
         elif role == "toolResult":
             result = _tool_result_from_phi(pointer, message, losses)
             tool = {
                 "role": "tool",
                 "contents": [result],
-                "id": str(uuid.uuid4()),
+                "id": message_id,
                 "timestamp": seconds,
             }
             out.append(tool)
@@ -130,6 +169,15 @@ def _messages_from_phi(documents: Sequence[tuple[str, Any]], losses: _Losses) ->
     texts = [item for item in out if not isinstance(item, BaseModel)]
     read = iter(ou.loads(_OU_MESSAGES, json.dumps(texts)) if texts else ())
     return [item if isinstance(item, BaseModel) else next(read) for item in out]
+
+
+def _seconds(pointer: str, milliseconds: int, losses: _Losses) -> float:
+    """phi-core's u64 milliseconds as Operator-Use's float seconds (exact below about 2**53 / 1000
+    seconds; above, the nearest double, a named loss)."""
+    seconds = milliseconds / 1000
+    if round(seconds * 1000) != milliseconds:
+        losses.add(pointer, "changed", "Operator-Use's float seconds hold it to the nearest double")
+    return seconds
 
 
 def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
@@ -176,7 +224,7 @@ def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses
 
 
 def _assistant_from_phi(
-    pointer: str, message: dict[str, Any], seconds: float, losses: _Losses
+    pointer: str, message: dict[str, Any], seconds: float, message_id: str, losses: _Losses
 ) -> dict[str, Any]:
     for key in ("model", "provider"):
         if message[key]:
@@ -185,18 +233,28 @@ def _assistant_from_phi(
                 "dropped",
                 MODEL_IN_ENTRIES,
             )
+    _error_from_phi(pointer, message, losses)
     target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
     if note:
         losses.add(f"{pointer}/stopReason", "changed", note)
     return {
         "role": "assistant",
         "contents": _blocks_from_phi(f"{pointer}/content", message["content"], losses),
-        "id": str(uuid.uuid4()),
+        "id": message_id,
         "timestamp": seconds,
         "usage": _usage_from_phi(f"{pointer}/usage", message["usage"], losses),
         "stop_reason": target,
         "error": message.get("error_message") or "",
     }
+
+
+def _error_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> None:
+    if message.get("error_message") == "":
+        losses.add(
+            f"{pointer}/error_message",
+            "dropped",
+            "Operator-Use's error is empty when there is none: an empty one comes back absent",
+        )
 
 
 def _usage_from_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
@@ -222,6 +280,13 @@ def _tool_result_from_phi(pointer: str, message: dict[str, Any], losses: _Losses
             )
     if len(texts) > 1:
         losses.add(f"{pointer}/content", "changed", "several text blocks: joined into one string")
+    elif not message["content"]:
+        losses.add(
+            f"{pointer}/content",
+            "changed",
+            "no block: an Operator-Use tool result is one string, which comes back as one empty "
+            "text block",
+        )
     if message["toolName"]:
         losses.add(f"{pointer}/toolName", "dropped", "Operator-Use tool results have no tool name")
     return {

@@ -11,7 +11,12 @@ from typing import Any
 
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, UnsupportedConversion
+from phi_wire.convert import (
+    SORTED_BY_PHI_CORE,
+    Conversion,
+    UnsupportedConversion,
+    reordered_by_sorting,
+)
 from phi_wire.formats import version_of
 
 from ._shared import (
@@ -31,7 +36,7 @@ from .api import SessionFileLines, context_parts
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
 
-def to_phi_core(value: Any) -> Conversion[Any]:
+def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     """An Operator-Use value as phi-core 0.10 (see the module docstring for what becomes what)."""
     losses = _Losses()
     if isinstance(value, SessionFileLines):
@@ -124,6 +129,8 @@ def _messages_to_phi(
         role = message["role"]
         if role in SECOND_LANE:
             kind = EXTENSION_KIND.format(role=role)
+            if reordered_by_sorting(message.get("details")):  # a custom message's free value
+                losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="details"))
             out.append({"role": "extension", "kind": kind, "data": message})
             continue
         losses.add(f"{pointer}/id", "dropped", "phi-core messages have no id")
@@ -211,6 +218,8 @@ def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[
             losses.add(f"{pointer}/kind", "dropped", "phi-core tool calls have no kind")
         if block["metadata"]:
             losses.add(f"{pointer}/metadata", "dropped", "phi-core tool calls have no metadata")
+        if reordered_by_sorting(block["args"]):
+            losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="args"))
         return [
             {
                 "type": "toolCall",

@@ -1,0 +1,39 @@
+"""The ids a conversion invents (an Operator-Use message's uuid, a session file's header id and
+8-hex-digit entry ids), derived from what is converted, never random: the same input converted
+twice gives the same bytes, and two documents get different ids.
+
+* A uuid is ``uuid5(NAMESPACE, "<input name>\\n<position>\\n<content>")``: the input's name (a
+  file's path as given, ``-`` for standard input, "" for a value converted in memory), the
+  document's position in it (a JSON pointer) and its content (its JSON).
+* An entry id is the ``n``\\ th value of an affine permutation of the 32-bit numbers keyed by a
+  uuid5 of the input's name and the session's content: no two entries of one file share one.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+__all__ = ["NAMESPACE", "EntryIds", "derived_id"]
+
+NAMESPACE = uuid.UUID("6f1c7a9e-3b52-5d08-9c41-2e7d5a0b8f13")
+"""The namespace of every id phi-wire invents (uuid5): fixed, so ids are the same on every run."""
+
+
+def derived_id(name: str, position: str, content: str) -> str:
+    """A uuid (version 5) made from the input's name, a document's position and its content."""
+    return str(uuid.uuid5(NAMESPACE, f"{name}\n{position}\n{content}"))
+
+
+class EntryIds:
+    """Eight-hex-digit ids for one file's entries, ``ids(n)`` the ``n``\\ th's: distinct for up
+    to 2**32 entries, the same for the same input."""
+
+    __slots__ = ("multiplier", "offset")
+
+    def __init__(self, name: str, content: str) -> None:
+        key = uuid.uuid5(NAMESPACE, f"entry ids\n{name}\n{content}").int
+        self.multiplier = (key & 0xFFFFFFFF) | 1  # odd: a permutation of the 32-bit numbers
+        self.offset = (key >> 32) & 0xFFFFFFFF
+
+    def __call__(self, index: int) -> str:
+        return f"{(self.multiplier * index + self.offset) & 0xFFFFFFFF:08x}"

@@ -1,0 +1,99 @@
+"""The keys a format's reader drops: serde (phi-core, clark-agent) and pydantic (Operator-Use)
+skip an object's unknown keys without a word, so a model read from a document no longer holds
+them and no converter can carry them. Every conversion of a file says so: each key of the source
+document that its model does not hold is a ``dropped`` loss at its pointer, whichever format read
+it (a same-format conversion too: ``--from phi-core --to phi-core`` of a pi-ai message names
+the pi keys phi-core drops, as ``validate --strict`` does).
+
+The walk goes along the document and the model read from it together: an object read as a model
+has the keys of its fields (their wire names) and, for a model that keeps unknown keys
+(``extra="allow"``), those too; a free-form value (``serde_json::Value``, a dict) keeps all of
+its keys. Pointers are written only for the keys found.
+"""
+
+from __future__ import annotations
+
+import functools
+import typing
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel, RootModel
+
+from phi_wire.pointer import escape
+
+__all__ = ["READER_DROPS", "unread_keys"]
+
+READER_DROPS = "{format}'s reader does not know this key and drops it"
+"""The reason of a key the source's reader dropped (``{format}``: the source format)."""
+
+
+@functools.cache
+def _fields(model: type[BaseModel]) -> dict[str, tuple[str, bool]]:
+    """A model's wire key -> its field name, and whether its value may hold a model (a field
+    of plain JSON, a string or a number, is not walked)."""
+    fields: dict[str, tuple[str, bool]] = {}
+    for name, field in model.model_fields.items():
+        alias = field.validation_alias if isinstance(field.validation_alias, str) else None
+        fields[alias or field.alias or name] = (name, _holds_models(field.annotation, set()))
+    return fields
+
+
+def _holds_models(annotation: Any, seen: set[int]) -> bool:
+    """Whether a type (a union, a list, an alias...) has a model anywhere in it."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    if id(annotation) in seen:
+        return False
+    seen.add(id(annotation))
+    inner = getattr(annotation, "__value__", None)  # a TypeAliasType
+    if inner is not None and _holds_models(inner, seen):
+        return True
+    return any(_holds_models(argument, seen) for argument in typing.get_args(annotation))
+
+
+Path: TypeAlias = "tuple[Path, str | int] | None"
+"""The way to a value: its parent's path and its key (None: the document itself); its pointer
+is written only when a key is found."""
+
+
+def _pointer(prefix: str, path: Path) -> str:
+    keys: list[str | int] = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    return prefix + "".join("/" + escape(key) for key in reversed(keys))
+
+
+def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
+    """The pointers of the keys of ``document`` (parsed JSON) that ``value`` (what a format's
+    ``loads`` read from it: a model, a list of them, ...) does not hold."""
+    found: list[Path] = []
+    _walk(document, value, None, found)
+    return [_pointer(pointer, path) for path in found]
+
+
+def _walk(document: Any, value: Any, path: Path, found: list[Path]) -> None:
+    if isinstance(value, BaseModel):
+        if isinstance(value, RootModel):
+            _walk(document, value.root, path, found)
+            return
+        if type(document) is not dict:
+            return
+        fields = _fields(type(value))
+        for key, item in document.items():
+            field = fields.get(key)
+            if field is None:
+                if key not in (value.model_extra or ()):
+                    found.append((path, key))
+            elif field[1]:
+                _walk(item, getattr(value, field[0]), (path, key), found)
+    elif isinstance(value, list | tuple):
+        if type(document) is list and len(document) == len(value):
+            for index, (item, held) in enumerate(zip(document, value, strict=True)):
+                if isinstance(held, BaseModel | list | tuple | dict):
+                    _walk(item, held, (path, index), found)
+    elif isinstance(value, dict) and type(document) is dict:
+        for key, item in document.items():
+            held = value.get(key)  # a free-form value keeps its keys; a dict of models is walked
+            if isinstance(held, BaseModel | list | tuple | dict):
+                _walk(item, held, (path, key), found)
