@@ -118,6 +118,20 @@ def _layout_module(entry: Any) -> Any:
     return entry_version.load() if entry_version is not None else ou
 
 
+def _written_for_an_extension(message: dict[str, Any]) -> bool:
+    """Whether a custom message is exactly what a phi-core ExtensionMessage of another format's
+    kind becomes here (``_from_phi``: its kind the custom type, its data the details, absent
+    when null, no contents, timestamp 0.0): read back as that extension, nothing is lost."""
+    return (
+        message.keys() - {"details"} == {"role", "custom_type", "timestamp", "contents"}
+        and message["role"] == "custom"
+        and message["contents"] == []
+        and message["timestamp"] == 0.0
+        and isinstance(message["custom_type"], str)
+        and not message["custom_type"].startswith(EXTENSION_KIND.format(role=""))
+    )
+
+
 def _messages_to_phi(
     sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
 ) -> list[Any]:
@@ -128,9 +142,13 @@ def _messages_to_phi(
     for pointer, message, model in sources:
         role = message["role"]
         if role in SECOND_LANE:
-            kind = EXTENSION_KIND.format(role=role)
             if reordered_by_sorting(message.get("details")):  # a custom message's free value
                 losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="details"))
+            if _written_for_an_extension(message):  # back to the extension it was
+                kind, data = message["custom_type"], message.get("details")
+                out.append({"role": "extension", "kind": kind, "data": data})
+                continue
+            kind = EXTENSION_KIND.format(role=role)
             out.append({"role": "extension", "kind": kind, "data": message})
             continue
         losses.add(f"{pointer}/id", "dropped", "phi-core messages have no id")
@@ -245,8 +263,10 @@ def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[
 
 
 def _is_base64(data: str) -> bool:
+    """Base64's alphabet, padded or not (producers often strip the ``=``; an image's data
+    carried to phi-core is carried as written)."""
     try:
-        base64.b64decode(data, validate=True)
+        base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
     except ValueError:
         return False
     return True
