@@ -65,6 +65,26 @@ def test_1_an_unknown_key_of_a_clark_row_is_a_dropped_loss(
     assert "/extra" in verbose_losses(err)
 
 
+@pytest.mark.parametrize("target", ["clark-agent", "phi-core", "operator-use"])
+def test_1_a_null_the_reader_reads_as_absent_is_a_dropped_loss(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, target: str
+) -> None:
+    """clark-agent writes ``Some(Value::Null)`` details as ``"details":null`` and reads it back
+    as ``None``, which it does not write: the key is gone from every output, so it is named
+    (before: "nothing lost" to clark-agent itself, and to the other formats)."""
+    path = tmp_path / "h.jsonl"
+    row = '{"role":"tool_result","tool_call_id":"c","tool_name":"t","content":[],"details":null,'
+    path.write_text(row + '"is_error":false,"timestamp":1}\n')
+    code, out, err = run(
+        capsys, "convert", "--from", "clark-agent", "--to", target, str(path), "-v",
+        "--fail-on-loss",
+    )  # fmt: skip
+    assert code == 1, err
+    assert "clark-agent's reader reads this null as absent" in err
+    assert "/details" in verbose_losses(err)
+    assert '"details"' not in out
+
+
 def test_1_a_same_format_conversion_names_what_the_reader_dropped(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -36,7 +36,7 @@ from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
-from ._unread import READER_DROPS, unread_keys
+from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, unread
 from ._version import VersionError, rewritten
 from ._wording import not_json, rejected
 
@@ -219,11 +219,14 @@ def _convert_batches(source: Input, format: str, target: str) -> Converted | Non
 def _unread(
     source: Input, line: int, document: Any, value: Any, format: str
 ) -> list[tuple[str, Loss]]:
-    """A ``dropped`` loss for each key of a document that its format's reader dropped."""
-    reason = READER_DROPS.format(format=format)
-    return [
-        (f"{source.name}:{line}", Loss(pointer, "dropped", reason))
-        for pointer in unread_keys(document, value)
+    """A ``dropped`` loss for each key of a document that its format's reader dropped, or
+    whose null it read as absent."""
+    where = f"{source.name}:{line}"
+    unknown, nulls = unread(document, value)
+    unknown_reason = READER_DROPS.format(format=format)
+    null_reason = NULL_READ_AS_ABSENT.format(format=format)
+    return [(where, Loss(pointer, "dropped", unknown_reason)) for pointer in unknown] + [
+        (where, Loss(pointer, "dropped", null_reason)) for pointer in nulls
     ]
 
 

@@ -21,20 +21,31 @@ from pydantic import BaseModel, RootModel
 
 from phi_wire.pointer import escape
 
-__all__ = ["READER_DROPS", "unread_keys"]
+__all__ = ["NULL_READ_AS_ABSENT", "READER_DROPS", "unread", "unread_keys"]
 
 READER_DROPS = "{format}'s reader does not know this key and drops it"
 """The reason of a key the source's reader dropped (``{format}``: the source format)."""
+NULL_READ_AS_ABSENT = "{format}'s reader reads this null as absent, which is not written"
+"""The reason of a ``null`` its reader takes for a missing value (serde's ``Option`` with
+``skip_serializing_if = "Option::is_none"`` around a ``Value``: ``Some(Null)`` is written
+``null`` and read back as ``None``), so no writer carries the key."""
 
 
 @functools.cache
-def _fields(model: type[BaseModel]) -> dict[str, tuple[str, bool]]:
-    """A model's wire key -> its field name, and whether its value may hold a model (a field
-    of plain JSON, a string or a number, is not walked)."""
-    fields: dict[str, tuple[str, bool]] = {}
+def _fields(model: type[BaseModel]) -> dict[str, tuple[str, bool, bool]]:
+    """A model's wire key -> its field name, whether its value may hold a model (a field of
+    plain JSON, a string or a number, is not walked), and whether a None in it is not written
+    (the schema's ``x-skip-serializing-if: is_none``)."""
+    fields: dict[str, tuple[str, bool, bool]] = {}
     for name, field in model.model_fields.items():
         alias = field.validation_alias if isinstance(field.validation_alias, str) else None
-        fields[alias or field.alias or name] = (name, _holds_models(field.annotation, set()))
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        skips_none = extra.get("x-skip-serializing-if") == "is_none"
+        fields[alias or field.alias or name] = (
+            name,
+            _holds_models(field.annotation, set()),
+            skips_none,
+        )
     return fields
 
 
@@ -64,18 +75,26 @@ def _pointer(prefix: str, path: Path) -> str:
     return prefix + "".join("/" + escape(key) for key in reversed(keys))
 
 
-def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
+def unread(document: Any, value: Any, pointer: str = "") -> tuple[list[str], list[str]]:
     """The pointers of the keys of ``document`` (parsed JSON) that ``value`` (what a format's
-    ``loads`` read from it: a model, a list of them, ...) does not hold."""
+    ``loads`` read from it: a model, a list of them, ...) does not hold, and of the nulls in it
+    read as absent (``NULL_READ_AS_ABSENT``)."""
     found: list[Path] = []
-    _walk(document, value, None, found)
-    return [_pointer(pointer, path) for path in found]
+    nulls: list[Path] = []
+    _walk(document, value, None, found, nulls)
+    return [_pointer(pointer, path) for path in found], [_pointer(pointer, path) for path in nulls]
 
 
-def _walk(document: Any, value: Any, path: Path, found: list[Path]) -> None:
+def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
+    """The pointers of ``unread``'s both kinds, in one list."""
+    unknown, nulls = unread(document, value, pointer)
+    return unknown + nulls
+
+
+def _walk(document: Any, value: Any, path: Path, found: list[Path], nulls: list[Path]) -> None:
     if isinstance(value, BaseModel):
         if isinstance(value, RootModel):
-            _walk(document, value.root, path, found)
+            _walk(document, value.root, path, found, nulls)
             return
         if type(document) is not dict:
             return
@@ -85,15 +104,17 @@ def _walk(document: Any, value: Any, path: Path, found: list[Path]) -> None:
             if field is None:
                 if key not in (value.model_extra or ()):
                     found.append((path, key))
+            elif item is None and field[2] and getattr(value, field[0]) is None:
+                nulls.append((path, key))
             elif field[1]:
-                _walk(item, getattr(value, field[0]), (path, key), found)
+                _walk(item, getattr(value, field[0]), (path, key), found, nulls)
     elif isinstance(value, list | tuple):
         if type(document) is list and len(document) == len(value):
             for index, (item, held) in enumerate(zip(document, value, strict=True)):
                 if isinstance(held, BaseModel | list | tuple | dict):
-                    _walk(item, held, (path, index), found)
+                    _walk(item, held, (path, index), found, nulls)
     elif isinstance(value, dict) and type(document) is dict:
         for key, item in document.items():
             held = value.get(key)  # a free-form value keeps its keys; a dict of models is walked
             if isinstance(held, BaseModel | list | tuple | dict):
-                _walk(item, held, (path, key), found)
+                _walk(item, held, (path, key), found, nulls)
