@@ -315,6 +315,50 @@ def test_agentsession_agent_end_is_not_the_core_agent_event() -> None:
         assert errors(case._replace(type_name="AgentEvent")), case.where
 
 
+OTHER_ORDERS: dict[str, list[str]] = {
+    # the faux provider keeps the scripted message's keys; pi's own error/abort messages too
+    "AssistantMessage": [
+        "role,content,api,provider,model,usage,stopReason,deferred,errorMessage,responseId,"
+        "timestamp,durationMs,thinkingLevel"
+    ],
+    "SystemMessage": ["role,content,sections,timestamp,toolsAdded,toolsRemoved"],  # AgentSession
+    # anthropic appends cacheWrite1h (and reasoning) after cost
+    "Usage": ["input,output,cacheRead,cacheWrite,totalTokens,cost,cacheWrite1h,reasoning"],
+    # a migrated v1 header: its own keys, version appended when it had none
+    "SessionHeader": ["type,id,timestamp,cwd,provider,modelId,thinkingLevel,branchedFrom,version"],
+}
+"""The producers' key orders other than the schema's property order (docs/pi.md's table)."""
+
+
+def migrated_v1_order(definition: dict[str, Any]) -> str:
+    """A v1 entry after migration: its own keys in place, then id, parentId (and a compaction's
+    firstKeptEntryId) appended."""
+    own = [
+        key
+        for key in definition["properties"]
+        if key not in ("type", "id", "parentId", "timestamp", "firstKeptEntryId")
+    ]
+    return ",".join(["type", "timestamp", *own, "id", "parentId", "firstKeptEntryId"])
+
+
+def test_pi_writes_new_objects_in_the_schemas_property_order() -> None:
+    """The order of ``properties`` is the order pi's own constructors write (what a writer uses for
+    an object built anew); every other order in the corpora is a documented producer's."""
+    unexplained = []
+    for case in CASES:
+        if not isinstance(case.document, dict) or case.type_name in UNTAGGED:
+            continue
+        name, _ = resolve_branch(case.folder, case.type_name, case.document)
+        definition = definitions(case.folder)[name]
+        orders = [",".join(definition["properties"]), *OTHER_ORDERS.get(name, [])]
+        if name.endswith("Entry"):
+            orders.append(migrated_v1_order(definition))
+        keys = list(case.document)
+        if not any(keys == [k for k in order.split(",") if k in case.document] for order in orders):
+            unexplained.append(f"{case.where}: {name} {','.join(keys)}")
+    assert not unexplained, f"key orders no producer explains: {unexplained[:10]}"
+
+
 # --- ajv ----------------------------------------------------------------------------------------
 
 
