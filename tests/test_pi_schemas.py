@@ -14,8 +14,10 @@ them on its own, with the helpers the registered formats' tests use:
   inputs by what pi reads (``LegacySession`` below version 3) and canonicals by what it writes;
 * ajv 8 in strict mode with ``discriminator: true`` compiles every definition and gives the same
   verdict on every one of those documents, and on the negative cases below;
-* negative cases: per type a wrong tag, a missing required key and an unknown key are refused,
-  and the facts that separate 0.73 from 1.5 are refused by the version without them;
+* negative cases: per variant of each type a wrong tag, a missing required key and an unknown key
+  are refused, and the facts that separate 0.73 from 1.5 are refused by the version without them;
+* the order of ``properties`` is the order pi writes a new object in; every other key order in the
+  corpora is a documented producer's (``OTHER_ORDERS``, migrated v1 lines);
 * ``ISOTimestamp``'s pattern: Python's ``re``, ECMA-262 and ``Date.toISOString()`` agree.
 """
 
