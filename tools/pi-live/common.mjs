@@ -145,14 +145,22 @@ export function requireNode(lineFolder, line) {
   }
 }
 
-/** Runs a script's main: any failure becomes one line on stderr and exit status 1. */
+/** Runs a script's main: any failure (also one escaping into a callback) becomes one line on
+ * stderr and exit status 1. */
 export async function runMain(name, main) {
+  const fail = (error) => {
+    const message =
+      error instanceof HarnessError
+        ? error.message
+        : `pi failed: ${error?.name}: ${error?.message ?? error}`;
+    process.stderr.write(`${name}: ${message.replaceAll("\n", " ")}\n`);
+    process.exit(1);
+  };
+  process.on("uncaughtException", fail);
+  process.on("unhandledRejection", fail);
   try {
     await main();
   } catch (error) {
-    const message =
-      error instanceof HarnessError ? error.message : `pi failed: ${error?.name}: ${error?.message ?? error}`;
-    process.stderr.write(`${name}: ${message.replaceAll("\n", " ")}\n`);
-    process.exitCode = 1;
+    fail(error);
   }
 }

@@ -59,7 +59,8 @@ export async function produce(line, argv) {
     const manager = pi.agent.SessionManager.create(out, ensureFolder(join(out, "work")));
     const user = { role: "user", content: SCRIPT.question, timestamp: T0 };
     const context = line.context(pi, SCRIPT.systemPrompt, [], [noteTool()]);
-    const run = await runTurn(pi, faux, line.opening(pi, SCRIPT.systemPrompt, user), context, manager);
+    const prompts = line.opening(pi, SCRIPT.systemPrompt, user);
+    const run = await runTurn(pi, faux, prompts, context, manager);
     faux.close();
 
     run.streamEvents.write(join(out, FILES.streamEvents));
@@ -202,7 +203,9 @@ function teeStream(ai, streamFn, recorder) {
         relay.push(event);
       }
       relay.end();
-    })();
+    })().catch((error) => {
+      throw new HarnessError(`pi's event stream broke: ${error?.message ?? error}`);
+    });
     return relay;
   };
 }

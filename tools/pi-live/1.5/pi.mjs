@@ -26,7 +26,8 @@ export const line = {
     faux.setResponses(steps);
     const streamFn = (model, context, streamOptions) =>
       models.streamSimple(model, context, streamOptions);
-    return { model: faux.getModel(), streamFn, close: () => models.deleteProvider(faux.provider.id) };
+    const close = () => models.deleteProvider(faux.provider.id);
+    return { model: faux.getModel(), streamFn, close };
   },
 
   /** 1.5's system prompt is the transcript's first message (pi's own constructor builds it); the
