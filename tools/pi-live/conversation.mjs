@@ -2,8 +2,9 @@
 // it): produce writes what pi makes of a scripted exchange, consume shows what pi makes of files
 // someone else wrote. Everything written is JSON.stringify of pi's own objects, or a byte copy of
 // a file pi wrote: nothing is normalised. Fields that vary per run: session ids, entry ids and
-// parentIds, entry and header timestamps, the timestamps pi stamps on messages itself (tool
-// results, 1.5's system message), and the header's cwd (the output folder).
+// parentIds, entry and header timestamps, the header's cwd (the output folder), the timestamps pi
+// stamps on messages itself (tool results; a system message 1.5's loop inserts to declare tools),
+// and 1.5's durationMs on tool results and tool_execution_end.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
