@@ -1,7 +1,7 @@
 """pi's schemas (``schemas/pi/0.73/``, ``schemas/pi/1.5/``) against what pi wrote: both corpora.
 
-The folders are not registered yet (issue 20: models and codecs come next), so this file checks
-them on its own, with the helpers the registered formats' tests use:
+The schemas themselves, checked with the helpers the other formats' tests use (what the models
+built from them read and write: tests/test_pi_fixtures.py):
 
 * the conventions of ``schemas/README.md``, as they apply to pi: dialect, ``$id``, documentation,
   tagged unions in the form ajv and codegen take, named union branches, no ``format``, patterns in

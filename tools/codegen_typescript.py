@@ -99,10 +99,17 @@ def named_type(schema: dict[str, Any], what: str) -> str:
     raise TypeScriptError(f"{what} {schema} are not a bare $ref or a primitive type")
 
 
+OPEN_OBJECT = "{ readonly [key: string]: unknown }"
+"""An object with no declared key: any keys, any JSON values."""
+
+
 def item_type(schema: dict[str, Any]) -> str:
-    """The TypeScript type of an array's items (the schemas' arrays hold refs or primitives)."""
+    """The TypeScript type of an array's items (the schemas' arrays hold refs, primitives, or an
+    object of any keys: pi's ``ModelCost.tiers``)."""
     if "$ref" in schema:  # a description beside it is the items' doc, not a new type
         return ref_name(schema["$ref"])
+    if schema.get("type") == "object" and set(schema) <= {"type", "description"}:
+        return OPEN_OBJECT
     return named_type(schema, "array items")
 
 
@@ -124,7 +131,13 @@ def for_generator(node: Any) -> Any:
         if "properties" in node:
             raise TypeScriptError(f"an object with properties and any other key: {node}")
         # a free-form map (Operator-Use's dict[str, Any]), read-only like every member
-        return {"tsType": "{ readonly [key: string]: unknown }", **notes}
+        return {"tsType": OPEN_OBJECT, **notes}
+    values = node.get("additionalProperties")
+    if node.get("type") == "object" and isinstance(values, dict) and "properties" not in node:
+        # a map of typed values (pi's SystemMessage.sections: string or null)
+        branches = values.get("anyOf") or values.get("oneOf") or [values]
+        value_type = " | ".join(named_type(branch, "map values") for branch in branches)
+        return {"tsType": f"{{ readonly [key: string]: {value_type} }}", **notes}
     return {
         key: for_generator(value)
         for key, value in node.items()

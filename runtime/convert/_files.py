@@ -280,6 +280,9 @@ def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple
 def convert_input(source: Input, given: str | None, target: str) -> Converted:
     """Read, convert and write out one input; ``ConvertError`` (one line) if it cannot be."""
     recognised = _recognised(source, given)
+    if recognised.format not in MODULES or target not in MODULES:  # pi: not converted yet
+        no = recognised.format if recognised.format not in MODULES else target
+        raise ConvertError(f"{source.name}: {no} is not converted yet (no converter)")
     if recognised.type == "SessionFile":
         source.session = True
     value, lines, losses = _loaded(source, recognised.format)

@@ -82,6 +82,10 @@ VERSIONS: tuple[WireVersion, ...] = (
     # public module phi_wire.operator_use writes d0da87a6 and reads both (docs/operator-use.md).
     WireVersion("operator-use", "d0da87a6", "phi_wire.operator_use"),
     WireVersion("operator-use", "d1cdaad8", "phi_wire.operator_use_d1cdaad8"),
+    # pi's two lines: @mariozechner/pi-* 0.73 and @earendil-works/pi-* 1.5; phi_wire.pi is the
+    # newest (docs/pi.md)
+    WireVersion("pi", "0.73", "phi_wire.pi_0_73"),
+    WireVersion("pi", "1.5", "phi_wire.pi_1_5"),
 )
 """Every supported version, oldest first within each format."""
 
@@ -92,8 +96,8 @@ FOLDERS: dict[str, str] = {
     "phi-core": "phi_wire.formats.phi_core",
     "operator-use": "phi_wire.formats.operator_use",
     "clark-agent": "phi_wire.formats.clark_agent",
-    # named only (recognised, so that their files are not judged as another format's)
     "pi": "phi_wire.formats.pi",
+    # named only (recognised, so that its files are not judged as another format's)
     "yoagent": "phi_wire.formats.yoagent",
 }
 """Every format's folder: the formats spoken (``FORMATS``) and those only recognised."""

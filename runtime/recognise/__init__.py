@@ -232,12 +232,23 @@ def _group(
 
 def recognise_lines(documents: Iterable[Any], among: Collection[str] = ORDER) -> Recognised | None:
     """The format of a JSONL file from its first lines (parsed): as ``recognise_documents``;
-    a file of session entries (its type: ``SessionFile``) is one document in Operator-Use, read
-    whole, and so named."""
+    a file of session entries (its type: ``SessionFile``; none of its lines the format's other
+    types) is one document in Operator-Use and pi, read whole, and so named."""
+    documents = list(documents)
     found = recognise_documents(documents, among=among)
-    if found is not None and found.type in SESSION_TYPES.get(found.format, ()):
+    if found is None:
+        return None
+    session_types = SESSION_TYPES.get(found.format, frozenset())
+    if found.type in session_types and _only(found.format, session_types, documents):
         return found._replace(type="SessionFile")
     return found
+
+
+def _only(format: str, types: frozenset[str], documents: list[Any]) -> bool:
+    """Whether every document ``format`` claims is one of ``types`` (a pi stream's lines that
+    follow a session header are events: it is no session file)."""
+    claims = (_CLAIMS[format](document) for document in documents)
+    return all(claimed is None or claimed[0] in types for claimed in claims)
 
 
 def type_in(format: str, document: Any) -> str:

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from phi_wire.formats import recogniser
 from phi_wire.formats.phi_core.recognise import claim as phi_core_claim
 from phi_wire.formats.phi_core.recognise import detect_raw, detect_type, type_from_text
+from phi_wire.formats.pi import recognise as pi
 from phi_wire.recognise import (
     LIST_ITEMS_CHECKED,
     SPOKEN,
@@ -236,7 +237,8 @@ class _Collected:
 
 
 def _describe(judged: Judged, plural: bool = False) -> str:
-    if judged.format and judged.format not in SPOKEN:  # a format only named: its own words
+    if judged.format and (judged.format not in SPOKEN or judged.format == "pi"):
+        # a format only named, or pi read as phi-core: its own words
         describe: Callable[[str, bool], str] = recogniser(judged.format).describe
         return describe(judged.type, plural)
     return f"{judged.format} {judged.type}".strip()
@@ -347,7 +349,11 @@ def _judge(
         else:
             name = settings.forced or given.type_name(raw)
         judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
-        return _Judgement(_read(given, chunk, line, raw, name, settings).records, judged)
+        looks_like = _pi_read_as_home(given, raw)
+        read = _read(given, chunk, line, raw, name, settings, looks_like=looks_like)
+        if looks_like is not None and not read.rejected:
+            judged = Judged(looks_like.format, "", looks_like.type, given.label, "given")
+        return _Judgement(read.records, judged, dropped=read.dropped)
     document: Any = _UNPARSED
     recognised = plan
     if plan is None and not chunk.lines:  # a .json document: recognised as it is judged
@@ -374,6 +380,21 @@ def _judge(
     if other is None or other.format == own:
         return judgement
     return _as(other, chunk, line, raw, settings, document, line_of_file=True)
+
+
+_PI_MARKS = tuple(f'"{key}"'.encode() for key in sorted(pi.PI_ONLY_KEYS))
+
+
+def _pi_read_as_home(given: Reader, raw: bytes) -> Recognised | None:
+    """With ``--format phi-core``, a document certainly pi's (a pi-ai message phi-core reads,
+    dropping its ``api``, ``cost``...): what it looks like, so that what phi-core drops is said."""
+    if given.format != HOME_FORMAT or not any(mark in raw for mark in _PI_MARKS):
+        return None
+    document = _parsed(raw)
+    claimed = None if document is _UNPARSED else pi.claim(document)
+    if claimed is None or not claimed[1]:
+        return None
+    return Recognised("pi", "", claimed[0], True)
 
 
 def _as(

@@ -46,10 +46,15 @@ def _more_record(
     )
 
 
+_SKIPPING_READER = {"operator-use": "Operator-Use", "pi": "pi's SessionManager"}
+"""Whose reader skips a session file's bad lines, in words."""
+
+
 def _skipped_lines(
     own: Reader, chunk: Chunk, line: int, value: Any, settings: Settings
 ) -> list[Record]:
-    """An Operator-Use session file's lines its reader skips, each a problem at its line."""
+    """A session file's lines its reader skips (Operator-Use's, pi's), each a problem at its
+    line."""
     records: list[Record] = []
     listed = 0
     omitted = 0
@@ -69,8 +74,8 @@ def _skipped_lines(
                     pointer=problem.pointer,
                     type=error.type_name,
                     variant=problem.variant,
-                    message="Operator-Use skips this line without a word: "
-                    + problem.message.removeprefix(prefix),
+                    message=f"{_SKIPPING_READER.get(own.format, own.format)} skips this line "
+                    "without a word: " + problem.message.removeprefix(prefix),
                 )
             )
         omitted += error.omitted
