@@ -8,7 +8,9 @@ sessions back with their own ``SessionManager`` (issue 20's live interoperabilit
   and it is the same every run except the fields the harness names as varying;
 * ``consume``: pi opens its own session without rewriting it, rebuilds the context it wrote
   before, and sends the whole history to the model for one more turn, appending to the file;
-  pi 1.5 opens a 0.73 session unchanged too; a file pi cannot open is one line and exit 1.
+  pi 1.5 opens a 0.73 session unchanged too; a file pi cannot open is one line and exit 1;
+* phi-wire reads everything pi wrote in both (``phi_wire.pi_0_73``, ``phi_wire.pi_1_5``) as its
+  type and writes it back byte for byte, and refuses the file pi refuses, with pi's reason.
 
 A missing node, npm package or pi install is a failure naming ``make pi-live``, never a skip.
 """
@@ -18,13 +20,19 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NamedTuple
 
 import pytest
 from corpus import ROOT
 from test_pi_schemas import VERSIONS, Case, errors, pi_lines
 
+import phi_wire.pi_0_73 as pi_0_73
+import phi_wire.pi_1_5 as pi_1_5
+
 RUN = ROOT / "tools" / "pi-live" / "run"
+MODULES: dict[str, ModuleType] = {"0.73": pi_0_73, "1.5": pi_1_5}
+"""pi line: phi-wire's module of it."""
 LINES = {"0.73": "pi/0.73", "1.5": "pi/1.5"}
 """pi line (a folder of tools/pi-live): the schema folder that judges what it writes."""
 
@@ -128,11 +136,43 @@ def test_the_pinned_pi_is_what_runs(produced: Run) -> None:
 
 def test_what_pi_writes_validates_as_its_type(produced: Run) -> None:
     """Every line of both event streams, the session whole and per line, and the rebuilt context
-    pass ``schemas/pi/<line>``.
-
-    Issue 20 plugs in here once ``phi_wire.pi`` exists: each of these documents is read with the
-    line's module, written back to the same bytes, converted to phi-core and back."""
+    pass ``schemas/pi/<line>``."""
     assert assert_schemas_accept(LINES[produced.line], produced.out) > 60
+
+
+def assert_phi_wire_reads_exactly(line: str, out: Path) -> int:
+    """Every document a script wrote into ``out``, read by the line's module (``phi_wire.pi_0_73``,
+    ``phi_wire.pi_1_5``) as its type and written back: the same bytes, the session file whole and
+    line by line. The number of documents read."""
+    module = MODULES[line]
+    read = 0
+
+    def same(type_name: str, data: bytes, where: str) -> None:
+        nonlocal read
+        value = module.loads(getattr(module, type_name), data)
+        assert str(module.dumps(value)).encode() == data, f"pi {line} {where}: not the same bytes"
+        read += 1
+
+    for name, type_name in STREAMS.items():
+        data = (out / name).read_bytes()
+        for number, text in enumerate(data.split(b"\n")[:-1], start=1):
+            same(type_name, text, f"{name}:{number}")
+    for name in ("session.jsonl", "session.opened.jsonl"):
+        if (out / name).exists():
+            data = (out / name).read_bytes()
+            same("Session", data, name)
+            for number, text in enumerate(data.split(b"\n")[:-1], start=1):
+                same("SessionHeader" if number == 1 else "SessionEntry", text, f"{name}:{number}")
+    same("SessionContext", (out / "session-context.json").read_bytes(), "session-context.json")
+    return read
+
+
+def test_phi_wire_reads_what_pi_writes_byte_for_byte(produced: Run) -> None:
+    """What the real pi wrote is read by phi-wire as pi's own types and written back exactly:
+    every event of both streams, the session file whole and per line, the rebuilt context.
+
+    (Issue 20's second half plugs in here: each of these converted to phi-core and back.)"""
+    assert assert_phi_wire_reads_exactly(produced.line, produced.out) > 60
 
 
 def test_the_conversation_is_the_scripted_one(produced: Run) -> None:
@@ -224,6 +264,7 @@ def test_pi_reads_its_own_session_back_unchanged(produced: Run, tmp_path: Path) 
     appended = [json.loads(line)["message"]["role"] for line in after[len(written) :].splitlines()]
     assert appended == ["user", "assistant"]
     assert_schemas_accept(LINES[produced.line], consumed)
+    assert_phi_wire_reads_exactly(produced.line, consumed)
 
 
 def test_pi_reads_a_message_list_into_a_new_session(produced: Run, tmp_path: Path) -> None:
@@ -264,6 +305,10 @@ def test_pi_1_5_opens_a_0_73_session_unchanged(tmp_path: Path) -> None:
     appended = [json.loads(line)["message"]["role"] for line in after[len(written) :].splitlines()]
     assert appended == ["system", "user", "assistant"]
     assert_schemas_accept("pi/1.5", consumed)
+    assert_phi_wire_reads_exactly("1.5", consumed)
+    # phi-wire opens the 0.73 file as 1.5 does: unchanged
+    opened = pi_1_5.loads(pi_1_5.Session, written)
+    assert opened.migrated_from is None and pi_1_5.dumps(opened).encode() == written
 
 
 def test_a_file_pi_cannot_open_is_one_line_and_exit_1(tmp_path: Path) -> None:
@@ -275,3 +320,5 @@ def test_a_file_pi_cannot_open_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert refused.returncode == 1
     assert refused.stderr.count("\n") == 1, refused.stderr
     assert "pi cannot open it: Session file is not a valid pi session" in refused.stderr
+    with pytest.raises(pi_1_5.WireError, match="Session file is not a valid pi session"):
+        pi_1_5.loads(pi_1_5.Session, headless.read_bytes())

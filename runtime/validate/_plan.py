@@ -5,8 +5,8 @@ The first ``HEAD_LINES`` lines of the first block read (at most ``HEAD_BYTES`` o
 parsed and recognised together (``phi_wire.recognise.recognise_lines``). A file whose lines are
 Operator-Use session entries (or a pi session header, then entries) is a session file: one
 document, read whole by the format's reader (``SESSION`` layout). With ``--format operator-use``
-(``--format pi``) the same holds when the first line is one of its entries (pi: its header),
-unless ``--type`` names another type; other given formats need no plan.
+(``--format pi``) the same holds when the first line is one of its entries (pi: its header
+or an entry), unless ``--type`` names another type; other given formats need no plan.
 """
 
 from __future__ import annotations
@@ -62,15 +62,16 @@ def plan_lines(head: bytes, settings: Settings) -> Recognised | None:
     if settings.format not in _FIRST_LINE or settings.forced not in (None, "SessionFile"):
         return None
     documents = first_documents(head)
-    claim, first_type = _FIRST_LINE[settings.format]
+    claim, first_types = _FIRST_LINE[settings.format]
     first = claim(documents[0]) if documents else None
-    if settings.forced == "SessionFile" or (first is not None and first[0] == first_type):
+    if settings.forced == "SessionFile" or (first is not None and first[0] in first_types):
         return Recognised(settings.format, settings.version, "SessionFile", True)
     return None
 
 
-_FIRST_LINE: dict[str, tuple[Callable[[Any], tuple[str, bool] | None], str]] = {
-    "operator-use": (operator_use.claim, "SessionFileEntry"),
-    "pi": (pi.claim, "SessionHeader"),
+_FIRST_LINE: dict[str, tuple[Callable[[Any], tuple[str, bool] | None], frozenset[str]]] = {
+    "operator-use": (operator_use.claim, frozenset({"SessionFileEntry"})),
+    "pi": (pi.claim, pi.SESSION_TYPES),
 }
-"""The formats whose session files are read whole: the type a session file's first line has."""
+"""The formats whose session files are read whole: the types a session file's first line has
+(pi: its header, or an entry, which pi refuses to open without the header)."""

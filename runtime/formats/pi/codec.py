@@ -180,8 +180,8 @@ def _session(item: Any, name: str, text: str, *, migrates: bool) -> JsonLines[An
         WireError(
             type_name(item),
             "",
-            f"line {line}: invalid JSON: {error.message}"
-            + (f" (column {error.column})" if error.column is not None else ""),
+            f"line {line}: invalid JSON: {error.message.removesuffix(' at')}"
+            + (f" at column {error.column}" if error.column is not None else ""),
             line=line,
         )
         for line, error in loaded.refused

@@ -373,7 +373,6 @@ _ONLY_15_KEYS = frozenset(
         "namespace",
         "totalFromProvider",
         "cacheWrite1h",
-        "willRetry",
         "parentToolCallId",
         "sections",
         "toolsAdded",
@@ -417,6 +416,8 @@ def version_of(document: Any) -> str:
                     return "1.5"
             if tag_of(value, "type") == "message_update" and "message" not in value:
                 return "1.5"
+            if tag_of(value, "type") == "agent_end" and "willRetry" in value:
+                return "1.5"  # 0.73's compaction events have willRetry, its agent_end not
             if tag_of(value, "role") == "assistant" and "thinkingLevel" in value:
                 return "1.5"  # the 1.5 loop stamps its final assistant messages
             summarised = tag_of(value, "type") in ("compaction", "branch_summary")
