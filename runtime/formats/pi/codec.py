@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from phi_wire.errors import Problem, WireError
+from phi_wire.pointer import escape
 from phi_wire.primitives import adapter, type_name
 from phi_wire.serde import from_python_validation_error
 
@@ -105,8 +106,15 @@ def _validated(tp: Any, name: str, document: Any) -> Any:
         value = adapter(tp).validate_python(document)
     except ValidationError as error:
         raise _pi_words(from_python_validation_error(name, error, document)) from None
-    remember_order(value, document)
+    nulls: list[Problem] = []
+    remember_order(value, document, nulls)
+    if nulls:
+        raise WireError(name, nulls[0].pointer, nulls[0].message, problems=nulls)
     return value
+
+
+NULL_REFUSED = "null where pi's type has none (pi leaves an undefined key out, never writes null)"
+"""An optional key read as null where pi's type does not allow null: absent is not null."""
 
 
 def _pi_words(error: WireError) -> WireError:
@@ -123,23 +131,31 @@ def _pi_words(error: WireError) -> WireError:
     return WireError(error.type_name, problems[0].pointer, problems[0].message, problems=problems)
 
 
-def remember_order(value: Any, document: Any) -> None:
-    """Give every pi object in ``value`` the key order of the JSON object it was read from."""
+def remember_order(
+    value: Any, document: Any, nulls: list[Problem] | None = None, pointer: str = ""
+) -> None:
+    """Give every pi object in ``value`` the key order of the JSON object it was read from; list
+    in ``nulls`` each optional key read as null where pi's type has no null (the model holds
+    ``None`` for both, and would write the key as absent)."""
     if value is document:
         return  # JSON kept as it is (a JSON-valued field): dicts keep their order
     if isinstance(value, JsModel):
         if isinstance(document, dict):
             value.remember_order(tuple(document))
             for key in wire_keys(type(value)):
-                if key.wire in document:
-                    remember_order(getattr(value, key.attribute), document[key.wire])
+                if key.wire not in document:
+                    continue
+                inner = f"{pointer}/{escape(key.wire)}"
+                if document[key.wire] is None and not key.nullable and nulls is not None:
+                    nulls.append(Problem(inner, NULL_REFUSED))
+                remember_order(getattr(value, key.attribute), document[key.wire], nulls, inner)
     elif isinstance(value, list) and isinstance(document, list):
-        for item, read in zip(value, document, strict=False):
-            remember_order(item, read)
+        for index, (item, read) in enumerate(zip(value, document, strict=False)):
+            remember_order(item, read, nulls, f"{pointer}/{index}")
     elif isinstance(value, dict) and isinstance(document, dict):
         for key, item in value.items():
             if key in document:
-                remember_order(item, document[key])
+                remember_order(item, document[key], nulls, f"{pointer}/{escape(key)}")
 
 
 def _line_error(name: str, line: int, error: WireError) -> list[Problem]:
