@@ -238,9 +238,23 @@ _SCHEMA_CONSTANT = re.compile(r"^const (schema\d+) = .*;$")
 _MEMBER = re.compile(r"^  (?=[A-Za-z_$][\w$]*\??: |\[key: string\]: )", re.MULTILINE)
 
 
+_UCS2LENGTH = re.compile(
+    r'^const (func\d+) = require\("ajv/dist/runtime/ucs2length"\)\.default;$', re.MULTILINE
+)
+_UCS2LENGTH_INLINE = (
+    "const {name} = (text) => {{ let length = 0; for (const _ of text) length++; return length; }};"
+    "  // ajv's ucs2length: code points"
+)
+
+
 def finish_validators(text: str, header: str) -> str:
     """ajv's standalone module without the schema constants it declares and never uses (their
-    descriptions were a tenth of the file)."""
+    descriptions were a tenth of the file), and with ajv's one run-time helper it requires
+    (``ucs2length``, for ``minLength``/``maxLength``: pi's ``ISOTimestamp``) written inline, so
+    that the validators import nothing (an ES module cannot ``require``)."""
+    text = _UCS2LENGTH.sub(lambda found: _UCS2LENGTH_INLINE.format(name=found[1]), text)
+    if "require(" in text:
+        raise TypeScriptError("ajv's standalone code requires a run-time module: inline it here")
     lines = text.rstrip("\n").split("\n")
     unused = {
         match.group(1)

@@ -8455,7 +8455,7 @@ return errors === 0;
 validate227.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const ISOTimestamp = validate232;
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+const func1 = (text) => { let length = 0; for (const _ of text) length++; return length; };  // ajv's ucs2length: code points
 const pattern4 = new RegExp("^([0-9]{4}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|[0-9]{4}-(0[469]|11)-(0[1-9]|[12][0-9]|30)|[0-9]{4}-02-(0[1-9]|1[0-9]|2[0-8])|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}Z", "u");
 
 function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
