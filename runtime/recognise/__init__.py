@@ -9,12 +9,13 @@ knows whether any model is needed).
 
 One module per format says whether a document has that format's shape (``recognise(document)``:
 its type or None; ``claim(document)``: ``(type, certain)``): ``phi_core``, ``operator_use``,
-``clark_agent``, and, only to name them, two formats phi-wire does not speak yet, ``pi`` (pi-ai,
-pi-agent-core, pi-coding-agent) and ``yoagent`` (0.13 and later). A claim is *certain* when the
-document holds something only that format writes, *possible* when other formats write the same
-JSON. Only a format's ``loads`` judges whether the document is valid. Every JSON value gets an
-answer, never an exception: a tag (``type``, ``role``, ``kind``) that is not a string (an array,
-an object, a number...) names no variant, and every recogniser reads tags so (``_tags.tag_of``).
+``clark_agent``, ``pi`` (pi-ai, pi-agent-core, pi-coding-agent: 0.73 or 1.5, ``version_of``),
+and, only to name it, a format phi-wire does not speak yet, ``yoagent`` (0.13 and later). A
+claim is *certain* when the document holds something only that format writes, *possible* when
+other formats write the same JSON. Only a format's ``loads`` judges whether the document is
+valid. Every JSON value gets an answer, never an exception: a tag (``type``, ``role``, ``kind``)
+that is not a string (an array, an object, a number...) names no variant, and every recogniser
+reads tags so (``_tags.tag_of``).
 
 The formats are tried in the order ``ORDER``; a certain claim beats a possible one, and among
 claims of the same kind the earlier format wins. The overlaps this order settles, deliberately:
@@ -95,11 +96,11 @@ class Recognised(NamedTuple):
     """A format, version and type a document has the shape of."""
 
     format: str
-    """``phi-core``, ``operator-use``, ``clark-agent``; or ``pi``, ``yoagent`` (not spoken)."""
+    """``phi-core``, ``operator-use``, ``clark-agent``, ``pi``; or ``yoagent`` (not spoken)."""
     version: str
-    """The version or layout, when the document tells it (clark-agent: ``0.4``; Operator-Use:
-    ``d0da87a6`` or ``d1cdaad8``, by ``operator_use.layout_of``); "" when it does not (phi-core's
-    versions write the same shapes)."""
+    """The version or layout, when the document tells it (clark-agent: ``0.4``; pi: ``0.73`` or
+    ``1.5``; Operator-Use: ``d0da87a6`` or ``d1cdaad8``, by ``operator_use.layout_of``); "" when
+    it does not (phi-core's versions write the same shapes)."""
     type: str
     """The wire type's name in that format (``list[T]`` for an array of ``T``)."""
     certain: bool
