@@ -241,7 +241,7 @@ def test_pi_reads_its_own_session_back_unchanged(produced: Run, tmp_path: Path) 
     """pi opens the session it wrote without rewriting it, rebuilds the same context, sends that
     history whole to the model with the new question, and appends the turn to the file.
 
-    Issue 20 plugs in here once ``phi_wire.pi`` exists: the session and the messages phi-wire
+    Issue 20's second half plugs in here, with the converters: the session and the messages phi-wire
     converts from phi-core go through ``consume`` (``--session``, ``--messages``) the same way,
     and pi may change nothing but what the conversion reported as lost."""
     written = (produced.out / "session.jsonl").read_bytes()
