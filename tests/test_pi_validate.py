@@ -91,3 +91,24 @@ def test_the_cli_json_output_is_judged_line_by_line(capsys: pytest.CaptureFixtur
     (summary,) = run_.files
     assert not records and summary.valid == summary.documents > 10, (records[:3], summary)
     assert summary.label == "pi 1.5"
+
+
+def test_strict_names_what_pi_would_rewrite(capsys: pytest.CaptureFixture[str]) -> None:
+    """--strict: pi's valid fixtures are byte for byte what pi writes (no problem); a v1/v2 file
+    is accepted but migrated and rewritten by pi, said once at its first line; a file with a line
+    pi skips names that line."""
+    base = fixtures_root() / "pi" / "1.5.2"
+    code, out, _ = run(capsys, "validate", "--strict", str(base / "valid"), str(base / "sessions"))
+    assert code == 0, out[-2000:]
+    accepted = base / "accepted" / "Session"
+    code, out, _ = run(
+        capsys, "validate", "--strict", str(accepted / "v2_hook_message.input.jsonl")
+    )
+    assert code == 1
+    assert (
+        f"{accepted / 'v2_hook_message.input.jsonl'}:1: pi SessionFile /: accepted, but pi " in out
+    )
+    assert "migrates this session file from version 2 when it opens it" in out
+    canonical = accepted / "v2_hook_message.canonical.jsonl"
+    code, out, _ = run(capsys, "validate", "--strict", str(canonical))
+    assert code == 0, out
