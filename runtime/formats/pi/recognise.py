@@ -378,10 +378,22 @@ _ONLY_15_KEYS = frozenset(
         "toolsAdded",
         "toolsRemoved",
         "deferred",
+        "providerThinkingLevel",
+        "argumentsError",
+        "nestedCalls",
+        "structuredContent",
+        "estimatedTokensAfter",
     }
 )
 """Keys only pi 1.5 writes (in messages, usage, events)."""
-_ONLY_15_VALUES = {"stopReason": frozenset({"pending", "deferred"}), "role": frozenset({"system"})}
+_ONLY_15_VALUES = {
+    "stopReason": frozenset({"pending", "deferred"}),
+    "reason": frozenset({"deferred"}),
+    "role": frozenset({"system"}),
+    "thinkingLevel": frozenset({"max"}),
+    "level": frozenset({"max"}),
+}
+"""Values only pi 1.5 writes under these keys (a stop reason, a role, a thinking level)."""
 _OPAQUE = frozenset({"arguments", "details", "data", "parameters", "partialJson", "sections"})
 """Caller data: its keys are not pi's."""
 _SEARCHED = 10_000
