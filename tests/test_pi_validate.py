@@ -112,3 +112,34 @@ def test_strict_names_what_pi_would_rewrite(capsys: pytest.CaptureFixture[str]) 
     canonical = accepted / "v2_hook_message.canonical.jsonl"
     code, out, _ = run(capsys, "validate", "--strict", str(canonical))
     assert code == 0, out
+
+
+def test_a_document_0_73_rejects_is_judged_by_1_5_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Nothing in a branchSummary message with ``fromId`` null is only 1.5's, so it is taken for
+    0.73's, which types ``fromId`` as a string: 1.5 reads it (string | null), and so it is 1.5's,
+    valid; a file of such lines and 0.73's names both lines. Given ``--version 0.73``, it is
+    invalid there."""
+    message = '{"role":"branchSummary","summary":"s","fromId":null,"timestamp":1}'
+    single = tmp_path / "one.json"
+    single.write_text(message, "utf-8")
+    lines = tmp_path / "both.jsonl"
+    lines.write_text(message + "\n" + message.replace("null", '"root"') + "\n", "utf-8")
+    code, out, _ = run(capsys, "validate", str(single), str(lines))
+    assert code == 0, out
+    assert f"{single}: pi 1.5: 1 document, 1 valid" in out
+    assert f"{lines}: pi 1.5 + pi 0.73: 2 documents, 2 valid" in out
+    code, out, _ = run(capsys, "validate", "--format", "pi", "--version", "0.73", str(single))
+    assert code == 1 and "/fromId: expected a valid string, found null" in out, out
+
+
+def test_types_lists_each_lines_wire_types(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "types", "--format", "pi")
+    newest = set(out.split())
+    code_old, out_old, _ = run(capsys, "types", "--format", "pi", "--version", "0.73")
+    old = set(out_old.split())
+    assert code == code_old == 0
+    assert {"Session", "SessionContext", "JsonModeOutput", "RpcOutput", "SystemMessage"} <= newest
+    assert {"Session", "SessionContext", "JsonModeOutput", "LegacySession"} <= old
+    assert not {"RpcOutput", "SystemMessage"} & old and old < newest

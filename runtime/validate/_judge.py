@@ -434,12 +434,15 @@ def _as(
                 return _Judgement(first.records, judged)
             name = own.type_name(raw, None if document is _UNPARSED else document)
             if name == recognised.type:
-                return _Judgement(first.records, judged)
+                return _newest_line_if_rejected(
+                    first, own, chunk, line, raw, name, settings, judged
+                )
         else:
             name = own.type_name(raw, None if document is _UNPARSED else document)
         if whole:
             judged = judged._replace(type=name)
-        return _Judgement(_read(own, chunk, line, raw, name, settings).records, judged)
+        read = _read(own, chunk, line, raw, name, settings)
+        return _newest_line_if_rejected(read, own, chunk, line, raw, name, settings, judged)
     # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
     home = _home_reader(settings)
     name = _home_type(raw, document)
@@ -452,6 +455,28 @@ def _as(
         return _Judgement([], judged, unjudged=True)
     judged = Judged(recognised.format, "", recognised.type, home.label, "recognised", also)
     return _Judgement(read.records, judged, dropped=read.dropped)
+
+
+def _newest_line_if_rejected(
+    read: _Read,
+    own: Reader,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    name: str,
+    settings: Settings,
+    judged: Judged,
+) -> _Judgement:
+    """A pi document its recognised line (0.73: nothing in it is only 1.5's) rejects is judged by
+    the newest line too, which reads what 0.73 writes: valid there, it is that line's."""
+    if read.rejected and own.format == "pi":
+        newest_line = reader(own.format)
+        if newest_line.version != own.version:
+            again = _read(newest_line, chunk, line, raw, name, settings)
+            if not again.rejected:
+                newer = judged._replace(version=newest_line.version, reader=newest_line.label)
+                return _Judgement(again.records, newer)
+    return _Judgement(read.records, judged)
 
 
 class _Read(NamedTuple):
