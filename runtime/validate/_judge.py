@@ -7,9 +7,9 @@ Which format: the one given (``--format``), or the one the file's first lines ha
 the same, the one its folder's files show most (``_folder``); phi-core when nothing names one. In a
 JSONL file, a document invalid in the file's format whose shape is not that format's but another's
 is judged as that other format (a file of mixed formats is judged document by document; a ``NOTE``
-says where the format changes). A document of a format phi-wire does not speak (pi, yoagent) is
-judged by phi-core's reader, which is what would read it here: valid if phi-core reads it
-(``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` record per chunk).
+says where the format changes). A document of a format phi-wire does not speak (yoagent) is
+judged by phi-core's reader, which is what would read it here: valid if phi-core reads it, else
+not judged (an ``INPUT`` record per chunk). pi's particulars: ``_pi``.
 
 Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
 work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 from phi_wire.formats import recogniser
 from phi_wire.formats.phi_core.recognise import claim as phi_core_claim
 from phi_wire.formats.phi_core.recognise import detect_raw, detect_type, type_from_text
-from phi_wire.formats.pi import recognise as pi
 from phi_wire.recognise import (
     LIST_ITEMS_CHECKED,
     SPOKEN,
@@ -42,6 +41,7 @@ from ._fastpath import fast_path_for
 from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import Chunk, Item
+from ._pi import newer_line, read_as_home
 from ._records import (
     AUTO,
     HOME_FORMAT,
@@ -237,8 +237,7 @@ class _Collected:
 
 
 def _describe(judged: Judged, plural: bool = False) -> str:
-    if judged.format and (judged.format not in SPOKEN or judged.format == "pi"):
-        # a format only named, or pi read as phi-core: its own words
+    if judged.format and (judged.format not in SPOKEN or judged.format == "pi"):  # own words
         describe: Callable[[str, bool], str] = recogniser(judged.format).describe
         return describe(judged.type, plural)
     return f"{judged.format} {judged.type}".strip()
@@ -349,7 +348,7 @@ def _judge(
         else:
             name = settings.forced or given.type_name(raw)
         judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
-        looks_like = _pi_read_as_home(given, raw)
+        looks_like = read_as_home(given, raw)
         read = _read(given, chunk, line, raw, name, settings, looks_like=looks_like)
         if looks_like is not None and not read.rejected:
             judged = Judged(looks_like.format, "", looks_like.type, given.label, "given")
@@ -380,21 +379,6 @@ def _judge(
     if other is None or other.format == own:
         return judgement
     return _as(other, chunk, line, raw, settings, document, line_of_file=True)
-
-
-_PI_MARKS = tuple(f'"{key}"'.encode() for key in sorted(pi.PI_ONLY_KEYS))
-
-
-def _pi_read_as_home(given: Reader, raw: bytes) -> Recognised | None:
-    """With ``--format phi-core``, a document certainly pi's (a pi-ai message phi-core reads,
-    dropping its ``api``, ``cost``...): what it looks like, so that what phi-core drops is said."""
-    if given.format != HOME_FORMAT or not any(mark in raw for mark in _PI_MARKS):
-        return None
-    document = _parsed(raw)
-    claimed = None if document is _UNPARSED else pi.claim(document)
-    if claimed is None or not claimed[1]:
-        return None
-    return Recognised("pi", "", claimed[0], True)
 
 
 def _as(
@@ -434,15 +418,13 @@ def _as(
                 return _Judgement(first.records, judged)
             name = own.type_name(raw, None if document is _UNPARSED else document)
             if name == recognised.type:
-                return _newest_line_if_rejected(
-                    first, own, chunk, line, raw, name, settings, judged
-                )
+                return _or_newer(first, own, chunk, line, raw, name, settings, judged)
         else:
             name = own.type_name(raw, None if document is _UNPARSED else document)
         if whole:
             judged = judged._replace(type=name)
         read = _read(own, chunk, line, raw, name, settings)
-        return _newest_line_if_rejected(read, own, chunk, line, raw, name, settings, judged)
+        return _or_newer(read, own, chunk, line, raw, name, settings, judged)
     # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
     home = _home_reader(settings)
     name = _home_type(raw, document)
@@ -457,7 +439,7 @@ def _as(
     return _Judgement(read.records, judged, dropped=read.dropped)
 
 
-def _newest_line_if_rejected(
+def _or_newer(
     read: _Read,
     own: Reader,
     chunk: Chunk,
@@ -467,15 +449,13 @@ def _newest_line_if_rejected(
     settings: Settings,
     judged: Judged,
 ) -> _Judgement:
-    """A pi document its recognised line (0.73: nothing in it is only 1.5's) rejects is judged by
-    the newest line too, which reads what 0.73 writes: valid there, it is that line's."""
-    if read.rejected and own.format == "pi":
-        newest_line = reader(own.format)
-        if newest_line.version != own.version:
-            again = _read(newest_line, chunk, line, raw, name, settings)
-            if not again.rejected:
-                newer = judged._replace(version=newest_line.version, reader=newest_line.label)
-                return _Judgement(again.records, newer)
+    """A pi document its line (0.73) rejects, judged by the newest too (``_pi``): valid there."""
+    newer = newer_line(own) if read.rejected else None
+    if newer is not None:
+        again = _read(newer, chunk, line, raw, name, settings)
+        if not again.rejected:
+            judged = judged._replace(version=newer.version, reader=newer.label)
+            return _Judgement(again.records, judged)
     return _Judgement(read.records, judged)
 
 
