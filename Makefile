@@ -3,15 +3,18 @@
 #   make test   - build the wheel and sdist, install the wheel into a fresh venv, and run the test
 #                 suite against that installed package from outside the source tree
 # (reads the fixture corpus from ../shared/fixtures, or $PHI_WIRE_FIXTURES; the TypeScript half
-# needs node 20+ and installs its pinned packages from the npm registry with `npm ci`)
+# needs node 20+ and installs its pinned packages from the npm registry with `npm ci`, and so does
+# the live test against the real pi: `make pi-live`)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 DIST := build/dist
 TEST_VENV := build/test-venv
 NODE_TOOLS := tools/typescript
+PI_LIVE := tools/pi-live
+NPM_CI := npm ci --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error
 
-.PHONY: demo test wheel codegen node-tools
+.PHONY: demo test wheel codegen node-tools pi-live
 
 # The development environment: an editable install with the workshop's tools (codegen, mypy).
 # What pip and the build print goes to build/venv.log, shown only if a step fails: make demo's
@@ -35,6 +38,19 @@ $(NODE_TOOLS)/node_modules/.package-lock.json: $(NODE_TOOLS)/package.json $(NODE
 
 node-tools: $(NODE_TOOLS)/node_modules/.package-lock.json
 
+# The real pi, both lines, exactly as their lock files pin them (tools/pi-live/README.md), for the
+# live interoperability test; no install scripts run (pi needs none). Reinstalled only when a
+# lock file changes; --prefer-offline takes the tarballs from npm's cache when it has them. pi 1.5
+# needs node >= 22.19: where the machine's is older, node 22 comes from the npm registry too.
+PI_LIVE_NODE22 := $(if $(shell node $(PI_LIVE)/node-satisfies.mjs $(PI_LIVE)/1.5 2> /dev/null && echo yes),,$(PI_LIVE)/node22/node_modules/.package-lock.json)
+
+$(PI_LIVE)/%/node_modules/.package-lock.json: $(PI_LIVE)/%/package.json $(PI_LIVE)/%/package-lock.json
+	@command -v npm > /dev/null || { echo "make pi-live: npm is missing (install node 20.6+ with npm)"; exit 1; }
+	cd $(PI_LIVE)/$* && $(NPM_CI)
+	touch $@
+
+pi-live: $(PI_LIVE)/0.73/node_modules/.package-lock.json $(PI_LIVE)/1.5/node_modules/.package-lock.json $(PI_LIVE_NODE22)
+
 demo: $(BIN)/phi-wire
 	@$(BIN)/phi-wire validate examples/
 
@@ -45,7 +61,7 @@ wheel: $(BIN)/phi-wire
 	@! grep -i deprecat build/wheel.log || (echo "make wheel: the build warns of a deprecation"; exit 1)
 	@ls $(DIST)
 
-test: wheel node-tools
+test: wheel node-tools pi-live
 	rm -rf $(TEST_VENV)
 	$(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_VENV)/bin/python -m pip install --quiet --upgrade pip

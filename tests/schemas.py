@@ -34,6 +34,16 @@ def schema_folders() -> list[str]:
     return [entry.folder for entry in VERSIONS]
 
 
+def folders_on_disk() -> list[str]:
+    """Every ``<format>/<version>`` folder under schemas/, registered or not (pi's two are not yet:
+    tests/test_pi_schemas.py checks them), the dialect's ``meta/`` left out."""
+    return sorted(
+        f"{path.parent.name}/{path.name}"
+        for path in SCHEMA_DIR.glob("*/*")
+        if path.is_dir() and path.parent.name != "meta"
+    )
+
+
 def entry_of(folder: str) -> WireVersion:
     """The registry entry of a schema folder; an unregistered folder is an error."""
     for entry in VERSIONS:

@@ -64,11 +64,6 @@ OTHERS = {
     "yoagent/yoagent-pre0.13.assistant.legacy.json": "phi-core",
 }
 """others/README.md's files -> the format each one is."""
-OTHERS_READ_BY_PHI_CORE = {
-    "pi/fixtures/pi-mono.assistant-message-with-thinking-code.json",
-    "pi/generated/pi-agent-core.messages.json",
-}
-"""pi's files phi-core reads (messages): valid, read as phi-core; pi's others are not judged."""
 OTHERS_INVALID = {"phi-core-consumers/baby-phi.phi-core-session.handwritten.json"}
 """others/README.md: invalid for phi-core (``formation`` is no SessionFormation variant)."""
 
@@ -88,27 +83,30 @@ def test_others_each_file_is_named_as_its_format() -> None:
         assert not any("expected one of 'AgentStart'" in r.message for r in listed), name
         if name in OTHERS_INVALID:
             assert summary.invalid == 1 and listed[0].format == "phi-core", name
-        elif expected in ("pi", "yoagent") and name not in OTHERS_READ_BY_PHI_CORE:
+        elif expected == "yoagent":
             assert summary.unjudged == summary.documents > 0, (name, summary)
             assert [r.kind for r in listed] == [INPUT], listed
             assert "phi-wire does not speak" in listed[0].message
         else:
             assert summary.valid == summary.documents > 0, (name, summary, listed)
-        if name in OTHERS_READ_BY_PHI_CORE:
-            assert summary.judged[0].reader == "phi-core 0.10", summary.judged
+        if expected == "pi":  # pi is spoken: judged by pi's own reader, named by its line
+            assert {j.reader for j in summary.judged} <= {"pi 0.73", "pi 1.5"}, summary.judged
 
 
 def test_others_in_the_text_report(capsys: pytest.CaptureFixture[str]) -> None:
     """The text report lists each file with its format, and the summary counts them."""
     base = fixtures_root() / "others"
     code, out, err = run(capsys, "validate", str(base))
-    assert code == 2  # pi's and yoagent's files could not be judged
+    assert code == 2  # yoagent's files could not be judged
     for name, expected in OTHERS.items():
         line = next(line for line in out.splitlines() if line.startswith(f"{base / name}: "))
         assert line.split(": ")[1].startswith(expected), line
     summary = out.splitlines()[-1]
     assert "clark-agent 0.4: 2 files" in summary and "operator-use d0da87a6: 1 file" in summary
-    assert "pi (not judged)" in summary and "Traceback" not in err
+    assert "pi 0.73: 11 files" in summary and "(not judged)" not in summary.replace(
+        "yoagent (not judged)", ""
+    )
+    assert "Traceback" not in err
 
 
 # --- both corpora: every file named, verdicts in their own format --------------------------------
@@ -453,7 +451,7 @@ def test_a_jsonl_with_nothing_recognisable_is_phi_core_by_default(tmp_path: Path
     assert all(r.type == "AgentEvent" for r in records[str(path)])
 
 
-# --- pi under --strict ----------------------------------------------------------------------------
+# --- pi read as phi-core (--format phi-core), under --strict ------------------------------------
 
 PI_MESSAGE = {
     "role": "assistant",
@@ -493,17 +491,22 @@ DROPPED = [
 def test_a_pi_message_phi_core_reads_is_valid_unless_strict(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Without --strict a pi-ai message stays valid phi-core (phi-core reads it); under --strict
-    each key phi-core would drop is a problem at its pointer (and line), saying it looks like
-    pi-ai."""
+    """Recognised, a pi-ai message is pi's, valid there; read as phi-core (``--format
+    phi-core``), it stays valid phi-core (phi-core reads it), with a note naming pi and what
+    phi-core drops; under --strict each key phi-core would drop is a problem at its pointer (and
+    line), saying it looks like pi-ai."""
     path = tmp_path / "pi.json"
     path.write_text(json.dumps(PI_MESSAGE, indent=2), encoding="utf-8")
     code, out, err = run(capsys, "validate", str(path))
+    assert code == 0 and out.splitlines()[-1].endswith("pi 0.73)") and "note:" not in err, out
+    code, out, err = run(capsys, "validate", "--format", "phi-core", str(path))
     assert code == 0 and "pi (read as phi-core 0.10)" in out, out
     # not silently valid phi-core: a note names pi and what phi-core drops
     assert f"{path}:1: note: looks like a pi-ai message: phi-core 0.10 reads it (valid) but " in err
     assert "(/content/0/thinkingSignature, /content/1/textSignature, /api, /usage/cacheRead" in err
-    code, out, _ = run(capsys, "validate", "--strict", "--output-format", "json", str(path))
+    code, out, _ = run(
+        capsys, "validate", "--format", "phi-core", "--strict", "--output-format", "json", str(path)
+    )
     records = [json.loads(line) for line in out.splitlines()]
     problems = [r for r in records if r.get("kind") == "problem"]
     assert code == 1 and sorted(r["pointer"] for r in problems) == sorted(DROPPED)
@@ -520,6 +523,8 @@ def test_a_jsonl_of_pi_messages_under_strict_names_each_line(
     path = tmp_path / "pi.jsonl"
     path.write_text(json.dumps(PI_MESSAGE) + "\n" + json.dumps(PI_MESSAGE) + "\n")
     code, out, _ = run(capsys, "validate", "--strict", str(path))
+    assert code == 1 and out.splitlines()[-1].endswith("pi 0.73)"), out  # pi's, not canonical
+    code, out, _ = run(capsys, "validate", "--format", "phi-core", "--strict", str(path))
     lines = [line for line in out.splitlines() if line.startswith(str(path))]
     assert code == 1 and len([line for line in lines if ":2: " in line]) == len(DROPPED)
     assert f"{path}:1: AgentMessage /api: looks like a pi-ai message" in out
@@ -545,10 +550,11 @@ def test_pi_corpus_messages_phi_core_reads_are_named_and_their_losses_listed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Every pi-ai message of the pi 0.73.1 corpus that phi-core reads (``loads`` through
-    phi_wire.v0_10) while dropping keys is recognised as pi: valid, with a note naming pi and what
-    is dropped; under --strict each dropped key (computed here from phi-core's own re-serialization)
-    is a problem at its pointer, the issue's ``api``, ``usage/cost`` and ``errorMessage`` among them
-    where present. One phi-core reads whole is simply valid phi-core, with no note."""
+    phi_wire.v0_10) while dropping keys, read as phi-core (``--format phi-core``), is named pi:
+    valid, with a note naming pi and what is dropped; under --strict each dropped key (computed
+    here from phi-core's own re-serialization) is a problem at its pointer, the issue's ``api``,
+    ``usage/cost`` and ``errorMessage`` among them where present. One phi-core reads whole is
+    simply valid phi-core, with no note."""
     from phi_wire import v0_10
 
     base = fixtures_root() / "pi" / "0.73.1"
@@ -565,7 +571,7 @@ def test_pi_corpus_messages_phi_core_reads_are_named_and_their_losses_listed(
         checked += 1
         document = json.loads(text)
         dropped = dropped_by_phi_core(document, json.loads(v0_10.dumps(value)))
-        code, out, err = run(capsys, "validate", str(path))
+        code, out, err = run(capsys, "validate", "--format", "phi-core", str(path))
         assert code == 0, (path.name, out, err)
         if not dropped:
             assert "note:" not in err and "phi-core 0.10" in out.splitlines()[-1], path.name
@@ -573,7 +579,11 @@ def test_pi_corpus_messages_phi_core_reads_are_named_and_their_losses_listed(
         with_losses += 1
         assert "pi (read as phi-core 0.10)" in out.splitlines()[-1], (path.name, out)
         assert f"{path}:1: note: looks like a pi-ai message" in err, (path.name, err)
-        code, out, _ = run(capsys, "validate", "--strict", "--output-format", "json", str(path))
+        code, out, _ = run(
+            capsys,
+            "validate",
+            *("--format", "phi-core", "--strict", "--output-format", "json", str(path)),
+        )
         problems = [r for r in map(json.loads, out.splitlines()) if r.get("kind") == "problem"]
         assert code == 1 and {r["pointer"] for r in problems} == dropped, path.name
         for key in ("/api", "/usage/cost", "/errorMessage"):
@@ -584,9 +594,10 @@ def test_pi_corpus_messages_phi_core_reads_are_named_and_their_losses_listed(
     assert checked >= 20 and with_losses >= 15, (checked, with_losses)
 
 
-def test_a_pi_message_phi_core_rejects_is_not_judged(tmp_path: Path) -> None:
-    """A pi user message of string content: phi-core cannot read it, phi-wire does not speak pi:
-    not judged (an input error), never valid or invalid phi-core."""
+def test_pi_events_phi_core_cannot_read_are_judged_as_pi(tmp_path: Path) -> None:
+    """A pi user message of string content: phi-core cannot read it; pi's events are judged by
+    pi's reader (valid), never called valid or invalid phi-core; read as phi-core
+    (``--format phi-core``) they are phi-core's problems."""
     path = tmp_path / "pi.jsonl"
     events = [
         {"type": "message_start", "message": {"role": "user", "content": "hi", "timestamp": 1}},
@@ -594,11 +605,11 @@ def test_a_pi_message_phi_core_rejects_is_not_judged(tmp_path: Path) -> None:
     ]
     path.write_text("".join(json.dumps(event) + "\n" for event in events))
     files, records = judged(path)
-    assert files[str(path)].format == "pi" and files[str(path)].unjudged == 2
-    (record,) = records[str(path)]
-    assert record.kind == INPUT and "2 documents (lines 1-2) look like pi-agent-core events" in (
-        record.message
-    )
+    assert files[str(path)].format == "pi" and files[str(path)].valid == 2, files[str(path)]
+    assert files[str(path)].label == "pi 0.73" and not records[str(path)], records
+    files, records = judged(path, format="phi-core")
+    assert files[str(path)].format == "phi-core" and files[str(path)].invalid == 2
+    assert {r.kind for r in records[str(path)]} == {PROBLEM}
 
 
 # --- forcing a format -----------------------------------------------------------------------------

@@ -53,7 +53,8 @@ def test_every_importable_folder_of_package_data_is_a_listed_package() -> None:
     """Issue 17: building warned that ``phi_wire.schemas.meta`` "would be ignored" (the wheel held
     it all the same): a folder of package data whose name Python can import must be in
     ``packages``, as setuptools checks (``schemas/phi-core/0.10`` cannot be imported: no
-    warning)."""
+    warning), and so must an importable folder above one that is not (``schemas/pi``, above
+    ``schemas/pi/0.73``: setuptools warned of ``phi_wire.schemas.pi``)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
     packages, folders = set(config["packages"]), config["package-dir"]
 
@@ -69,10 +70,14 @@ def test_every_importable_folder_of_package_data_is_a_listed_package() -> None:
         root = folder_of(package)
         for pattern in patterns:
             for path in root.glob(pattern):
-                parts = path.parent.relative_to(root).parts
-                if parts and all(part.isidentifier() for part in parts):
-                    checked.append(".".join((package, *parts)))
+                importable: list[str] = []
+                for part in path.parent.relative_to(root).parts:
+                    if not part.isidentifier():
+                        break
+                    importable.append(part)
+                    checked.append(".".join((package, *importable)))
     assert "phi_wire.schemas.meta" in checked  # the folder the warning named
+    assert "phi_wire.schemas.pi" in checked  # the one named when pi came
     assert sorted(set(checked) - packages) == []
 
 

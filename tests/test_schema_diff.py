@@ -64,6 +64,7 @@ REPORTS = {
         "schema-diff-otel-genai-2026-05-2b902ce1.txt",
         1,
     ),
+    ("pi/0.73", "pi/1.5"): ("schema-diff-pi-0.73-1.5.txt", 1),
 }
 """{(old, new): (the checked-in report, the exit status)} for every pair of PAIRS."""
 
@@ -494,11 +495,51 @@ def test_claims_hold_when_each_version_reads_the_others_fixtures(old: str, new: 
             if breaks and not failing:
                 unwitnessed.append(f"{type_name}: reported breaking {readers}, no fixture fails")
     assert not wrong, "schema-diff missed a break:\n" + "\n".join(wrong)
-    assert not unwitnessed, "breaks the corpus does not show:\n" + "\n".join(unwitnessed)
+    expected = {
+        f"{name}: reported breaking {readers}, no fixture fails"
+        for name, readers in UNWITNESSED.get((old, new), frozenset())
+    }
+    assert set(unwitnessed) == expected, "breaks the corpus does not show:\n" + "\n".join(
+        sorted(set(unwitnessed) ^ expected)
+    )
     assert checked > MINIMUM_SAMPLES[old_entry.format], checked
 
 
-MINIMUM_SAMPLES = {"phi-core": 2000, "operator-use": 300, "otel-genai": 500}
+def _unwitnessed_pi() -> dict[tuple[str, str], frozenset[tuple[str, str]]]:
+    """pi's reported breaks that no fixture of either corpus shows (the same readers whichever
+    way round the pair is diffed):
+
+    * ``BranchSummaryMessage.fromId`` went from string to string | null: schema-diff calls a union
+      that replaces a plain type a break both ways (conservative), and neither corpus has a 1.5
+      branchSummary message with ``fromId`` null; the types that contain one say so too;
+    * ``ThinkingLevel`` gained ``"max"`` in 1.5, which no 1.5 fixture uses.
+    """
+    old_readers, new_readers = "pi/0.73 readers of pi/1.5 data", "pi/1.5 readers of pi/0.73 data"
+    holding_from_id = (
+        "AgentEndEvent",
+        "AgentEvent",
+        "AgentMessage",
+        "BranchSummaryMessage",
+        "FileEntry",
+        "MessageEndEvent",
+        "MessageStartEvent",
+        "MessageUpdateEvent",
+        "SessionContext",
+        "SessionEntry",
+        "SessionMessageEntry",
+        "TurnEndEvent",
+    )
+    holding_max = ("ThinkingLevel", "ThinkingLevelChangedEvent", "ToolExecutionUpdateEvent")
+    found = {(name, new_readers) for name in holding_from_id}
+    found |= {("BranchSummaryMessage", old_readers)}
+    found |= {(name, old_readers) for name in holding_max}
+    return {("pi/0.73", "pi/1.5"): frozenset(found), ("pi/1.5", "pi/0.73"): frozenset(found)}
+
+
+UNWITNESSED = _unwitnessed_pi()
+"""{(old, new): {(type, readers)}}: reported breaks no corpus document witnesses (why: in
+``_unwitnessed_pi``), asserted exactly: a fixture that shows one makes the entry fail."""
+MINIMUM_SAMPLES = {"phi-core": 2000, "operator-use": 300, "otel-genai": 500, "pi": 1000}
 """Samples a pair is checked on, at least: a corpus that went missing cannot pass quietly."""
 
 

@@ -77,6 +77,7 @@ def test_a_users_script_gets_the_wire_types(
     for call in ("phi_wire.loads(", "v8.loads(", "v10.loads(", "clark.loads(", "ou.loads("):
         assert call in text, call
     assert "ou1.loads(" in text and "sse.events(" in text and "sse.aevents(" in text
+    assert "pi.loads(" in text and "pi073.loads(" in text and "pi15.loads(" in text
 
 
 def test_the_readmes_python_examples_type_check(

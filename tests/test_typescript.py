@@ -291,11 +291,14 @@ def fixture_module(entry: WireVersion, docs: list[Document]) -> str:
     kind = f"W.{fixture.type_name}"
     header = f'import type * as W from "phi-wire/{entry.folder}";\n// {fixture.id}\n'
     listed = ",\n".join(doc.text for doc in docs)
-    if jsonl_item_type(entry.folder, fixture.type_name) is not None:
+    item = jsonl_item_type(entry.folder, fixture.type_name)
+    if item is not None and {doc.type_name for doc in docs} == {item}:
         return f"{header}export const document: {kind} = [\n{listed}\n];\n"
+    # each document as the type it is judged as (a pi stream's header line is a SessionHeader)
+    kinds = " | ".join(sorted({f"W.{doc.type_name}" for doc in docs}))
     if ":" in docs[0].where:  # a JSON Lines file of documents of the type
-        return f"{header}export const documents: readonly {kind}[] = [\n{listed}\n];\n"
-    return f"{header}export const document: {kind} = {docs[0].text};\n"
+        return f"{header}export const documents: readonly ({kinds})[] = [\n{listed}\n];\n"
+    return f"{header}export const document: {kinds} = {docs[0].text};\n"
 
 
 @pytest.mark.parametrize("entry", VERSIONS, ids=lambda entry: entry.label)
@@ -520,6 +523,39 @@ for _otel in ("otel-genai/2026-05", "otel-genai/2b902ce1"):
             "readonly ToolDefinition[]",
         ),
     ]
+
+WRONG["pi/0.73"] = [
+    (
+        "system_role_in_0_73",
+        'export const m: W.Message = {"role":"system","content":"","timestamp":1};',
+        "TS2322",
+        '"system"',
+    ),
+    (
+        "snake_case_usage",
+        'export const u: W.Usage = {"input":1,"output":1,"cache_read":0,"cacheWrite":0,'
+        '"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}};',
+        "TS2353",
+        "'\"cache_read\"' does not exist",
+    ),
+]
+WRONG["pi/1.5"] = [
+    (
+        "string_timestamp_on_a_message",
+        'export const m: W.UserMessage = {"role":"user","content":"hi","timestamp":"1"};',
+        "TS2322",
+        "Type 'string' is not assignable to type 'number'",
+    ),
+    (
+        "a_cumulative_message_on_a_json_mode_update",
+        'export const e: W.JsonMessageUpdateEvent = {"type":"message_update","usage":'
+        '{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"input":0,"output":0,'
+        '"cacheRead":0,"cacheWrite":0,"total":0}},"assistantMessageEvent":{"type":"text_delta",'
+        '"contentIndex":0,"delta":"h"},"message":{}};',
+        "TS2353",
+        "'\"message\"' does not exist",
+    ),
+]
 
 
 FREE_FORM = """

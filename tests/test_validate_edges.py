@@ -336,8 +336,8 @@ def test_no_pi_document_is_called_clark_agent(
     capsys: pytest.CaptureFixture[str], version: str
 ) -> None:
     """pi's valid fixtures are pi's: none is judged as clark-agent (JSON clark-agent writes the
-    same way takes the format of its folder, pi's); pi is not spoken yet, so those phi-core
-    cannot read are not judged, with a reason naming pi."""
+    same way takes the format of its folder, pi's); pi is spoken: each is judged by pi's reader,
+    valid, the file named pi 0.73 or pi 1.5."""
     from corpus import fixtures_root
 
     from phi_wire.validate import validate
@@ -350,12 +350,17 @@ def test_no_pi_document_is_called_clark_agent(
     if version == "0.73.1":
         for name in CALLED_CLARK_AGENT:
             summary = next(f for f in run_.files if f.file == str(base / name))
-            assert summary.format == "pi" and summary.unjudged == 1, (name, summary.label)
+            assert summary.format == "pi" and summary.valid == 1, (name, summary.label)
             assert "clark-agent" in summary.judged[0].also, (name, summary.judged)
             said = [r.message for r in records if r.file == str(base / name)]
-            assert said and all("phi-wire does not speak pi yet" in m for m in said), said
+            assert not said, said
+    lines = {(j.format, j.version) for f in run_.files for j in f.judged}
+    assert lines <= {("pi", "0.73"), ("pi", "1.5")}, lines
+    assert all(f.valid == f.documents for f in run_.files), [
+        f for f in run_.files if f.valid != f.documents
+    ]
     code, out, _ = run(capsys, "validate", str(base))
-    assert code == 2 and "clark-agent 0.4:" not in out, out[-2000:]
+    assert code == 0 and "clark-agent 0.4:" not in out, out[-2000:]
 
 
 def write(path: Path, text: str) -> Path:
@@ -389,9 +394,9 @@ def test_a_file_several_formats_could_have_written_says_which(
 def test_a_file_several_formats_could_have_written_takes_its_folders_format(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Beside files that are certainly pi's, the same file is pi's (not judged: phi-wire does not
-    speak pi); beside clark-agent's, clark-agent's; a JSONL file of such lines likewise. Files
-    named one by one are weighed by their folder too."""
+    """Beside files that are certainly pi's, the same file is pi's (judged by pi's reader);
+    beside clark-agent's, clark-agent's; a JSONL file of such lines likewise. Files named one by
+    one are weighed by their folder too."""
     pi_start = write(tmp_path / "pi" / "start.json", AGENT_START)
     write(tmp_path / "pi" / "tool.json", PI_EVENT)
     pi_lines = write(tmp_path / "pi" / "starts.jsonl", AGENT_START + "\n" + AGENT_START + "\n")
@@ -406,13 +411,13 @@ def test_a_file_several_formats_could_have_written_takes_its_folders_format(
         for ambiguous in (pi_start, pi_lines):
             judged = files[str(ambiguous)].judged
             assert [(j.format, j.also) for j in judged] == [("pi", ("clark-agent",))], judged
-            assert files[str(ambiguous)].unjudged == files[str(ambiguous)].documents
+            assert files[str(ambiguous)].valid == files[str(ambiguous)].documents
         judged = files[str(clark_start)].judged
         assert [(j.format, j.also) for j in judged] == [("clark-agent", ("pi",))], judged
         assert files[str(clark_start)].valid == 1
     code, out, err = run(capsys, "validate", str(pi_start))
-    assert code == 2 and "looks like a pi-agent-core event" in err, err
-    assert out.splitlines()[-1].endswith("pi (not judged; also fits clark-agent))"), out
+    assert code == 0 and not err, err
+    assert out.splitlines()[-1].endswith("pi 0.73 (also fits clark-agent))"), out
 
 
 # --- defect 7: a lone surrogate escape is named -------------------------------------------------

@@ -5,8 +5,8 @@ error); each line marked ``# error:`` must be an error, with the words after the
 message, and no other line may be one; each ``reveal_type`` marked ``# reveals:`` must reveal a
 type that starts with the words after the marker.
 Every format module is here (``phi_wire``, the pinned ``v0_8``/``v0_10``, ``clark_agent``, both
-Operator-Use layouts, both OpenTelemetry GenAI versions), each with a union alias and a model
-class.
+Operator-Use layouts, both OpenTelemetry GenAI versions, ``pi`` and the pinned
+``pi_0_73``/``pi_1_5``), each with a union alias and a model class.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ import phi_wire.operator_use_d1cdaad8 as ou1
 import phi_wire.otel_genai as otel
 import phi_wire.otel_genai_2b902ce1 as otel_pinned
 import phi_wire.otel_genai_2026_05 as otel5
+import phi_wire.pi as pi
+import phi_wire.pi_0_73 as pi073
+import phi_wire.pi_1_5 as pi15
 import phi_wire.v0_8 as v8
 import phi_wire.v0_10 as v10
 from phi_wire import sse
@@ -78,6 +81,19 @@ assert_type(otel5.loads(otel5.FunctionToolDefinition, TEXT).name, str)
 assert_type(otel.strict_problems(otel.InputMessages, TEXT), list[otel.Problem])
 assert_type(otel5.strict_problems("ToolDefinitions", TEXT), list[otel5.Problem])
 otel.loads(3, TEXT)  # error: incompatible type "int"
+pi_event = pi.loads(pi.AgentEvent, TEXT)
+reveal_type(pi_event)  # reveals: phi_wire.pi_1_5.event.AgentStartEvent | phi_wire.pi_1_5.event.
+assert_type(pi_event, pi.AgentEvent)
+assert_type(pi.loads(pi.AssistantMessage, TEXT), pi15.AssistantMessage)
+assert_type(pi.loads(pi.AssistantMessage, TEXT).usage.cost.total, float)
+print(pi.loads(pi.Usage, TEXT).no_such_attribute)  # error: has no attribute "no_such_attribute"
+pi_session = pi.loads(pi.Session, TEXT)
+reveal_type(pi_session)  # reveals: phi_wire.formats.pi.lines.JsonLines[
+assert_type(pi_session, pi.JsonLines[pi.FileEntry])
+assert_type(pi_session.migrated_from, int | None)
+assert_type(pi073.loads(pi073.LegacySession, TEXT), pi073.JsonLines[pi073.LegacyFileEntry])
+assert_type(pi073.loads(pi073.Message, TEXT), pi073.Message)
+assert_type(pi15.loads(list[pi15.Message], TEXT), list[pi15.Message])
 
 phi_wire.loads(3, TEXT)  # error: incompatible type "int"
 
@@ -92,6 +108,8 @@ ou.dumps({1, 2})  # error: incompatible type "set[int]"
 assert_type(otel.dumps(inputs), str)
 assert_type(otel5.dumps([otel5.TextPart(content="hi")]), str)
 otel.dumps(object())  # error: incompatible type "object"
+assert_type(pi.dumps(pi_session), str)
+assert_type(pi073.dumps(pi_event), str)
 
 # --- schema takes a type or its name ---------------------------------------------------------
 assert_type(phi_wire.schema(phi_wire.AgentEvent), dict[str, object])
@@ -99,6 +117,7 @@ assert_type(clark.schema("AgentMessage"), dict[str, object])
 assert_type(ou.schema(ou.SessionFile), dict[str, object])
 assert_type(otel.schema(otel.InputMessages), dict[str, object])
 assert_type(otel5.schema("SystemInstructions"), dict[str, object])
+assert_type(pi.schema(pi.Session), dict[str, object])
 v10.schema(3)  # error: incompatible type "int"
 
 # --- convert: the target's values ------------------------------------------------------------

@@ -151,6 +151,9 @@ def documents(entry: WireVersion, *kinds: str) -> Iterator[Document]:
                 text = fixture.read(key).decode("utf-8")
             except UnicodeDecodeError:
                 continue
+            if entry.format == "pi":
+                yield from pi_documents(fixture, key, text)
+                continue
             if "attribute" in fixture.entry:
                 yield Document(fixture, fixture.type_name, text, key)
                 if fixture.kind in WRITTEN:  # then its messages, parts or tools
@@ -167,3 +170,39 @@ def documents(entry: WireVersion, *kinds: str) -> Iterator[Document]:
                 lines.pop()  # the newline that ends the last line
             for number, line in enumerate(lines, start=1):
                 yield Document(fixture, line_type or fixture.type_name, line, f"{key}:{number}")
+
+
+def pi_documents(fixture: Fixture, key: str, text: str) -> Iterator[Document]:
+    """A pi fixture's documents, typed as tests/test_pi_schemas.py types them: a session file's
+    lines as pi's loader reads them (blank and non-JSON lines skipped, a v1/v2 file's lines as
+    ``LegacyFileEntry``), a stream's header line as ``SessionHeader``, the RPC output's lines as
+    ``RpcOutputLine``; an ``agent_end`` cut out of an AgentSession stream as
+    ``AgentSessionEvent``."""
+    type_name = fixture.type_name
+    if not text.endswith("\n") and "\n" not in text:
+        source = str((fixture.entry.get("source") or {}).get("file", ""))
+        if type_name == "AgentEvent" and source.startswith("streams/pi-coding-agent."):
+            type_name = "AgentSessionEvent"
+        if not fixture.entry.get("format", "").startswith("jsonl") and key == "file":
+            yield Document(fixture, type_name, text, key)
+            return
+    lines = text.split("\n")
+    if type_name == "Session":
+        found = []
+        for number, line in enumerate(lines, start=1):
+            if line.strip():
+                try:
+                    found.append((number, line, json.loads(line)))
+                except ValueError:
+                    continue  # skipped by pi's loader (and listed by loads)
+        legacy = found[0][2].get("version", 1) < 3
+        for number, line, _ in found:
+            line_type = "LegacyFileEntry" if legacy else "FileEntry"
+            yield Document(fixture, line_type, line, f"{key}:{number}")
+        return
+    if lines[-1] == "":
+        lines.pop()
+    line_type = {"RpcOutput": "RpcOutputLine"}.get(type_name, type_name)
+    for number, line in enumerate(lines, start=1):
+        header = number == 1 and line.startswith('{"type":"session"')
+        yield Document(fixture, "SessionHeader" if header else line_type, line, f"{key}:{number}")

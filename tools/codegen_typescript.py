@@ -99,10 +99,17 @@ def named_type(schema: dict[str, Any], what: str) -> str:
     raise TypeScriptError(f"{what} {schema} are not a bare $ref or a primitive type")
 
 
+OPEN_OBJECT = "{ readonly [key: string]: unknown }"
+"""An object with no declared key: any keys, any JSON values."""
+
+
 def item_type(schema: dict[str, Any]) -> str:
-    """The TypeScript type of an array's items (the schemas' arrays hold refs or primitives)."""
+    """The TypeScript type of an array's items (the schemas' arrays hold refs, primitives, or an
+    object of any keys: pi's ``ModelCost.tiers``)."""
     if "$ref" in schema:  # a description beside it is the items' doc, not a new type
         return ref_name(schema["$ref"])
+    if schema.get("type") == "object" and set(schema) <= {"type", "description"}:
+        return OPEN_OBJECT
     return named_type(schema, "array items")
 
 
@@ -123,7 +130,13 @@ def for_generator(node: Any) -> Any:
     open_object = node.get("type") == "object" and node.get("additionalProperties") is True
     if open_object and "properties" not in node:
         # a free-form map (Operator-Use's dict[str, Any]), read-only like every member
-        return {"tsType": "{ readonly [key: string]: unknown }", **notes}
+        return {"tsType": OPEN_OBJECT, **notes}
+    values = node.get("additionalProperties")
+    if node.get("type") == "object" and isinstance(values, dict) and "properties" not in node:
+        # a map of typed values (pi's SystemMessage.sections: string or null)
+        branches = values.get("anyOf") or values.get("oneOf") or [values]
+        value_type = " | ".join(named_type(branch, "map values") for branch in branches)
+        return {"tsType": f"{{ readonly [key: string]: {value_type} }}", **notes}
     # an open object with properties (OpenTelemetry GenAI's say they keep other keys): its
     # members and an index signature, so that a document with other keys type-checks
     return {
@@ -228,9 +241,23 @@ _INDEX_SIGNATURE = re.compile(r"^  \[k: string\]: unknown(?: \| undefined)?;$", 
 """The generator's member for an open object's other keys (``additionalProperties: true``)."""
 
 
+_UCS2LENGTH = re.compile(
+    r'^const (func\d+) = require\("ajv/dist/runtime/ucs2length"\)\.default;$', re.MULTILINE
+)
+_UCS2LENGTH_INLINE = (
+    "const {name} = (text) => {{ let length = 0; for (const _ of text) length++; return length; }};"
+    "  // ajv's ucs2length: code points"
+)
+
+
 def finish_validators(text: str, header: str) -> str:
     """ajv's standalone module without the schema constants it declares and never uses (their
-    descriptions were a tenth of the file)."""
+    descriptions were a tenth of the file), and with ajv's one run-time helper it requires
+    (``ucs2length``, for ``minLength``/``maxLength``: pi's ``ISOTimestamp``) written inline, so
+    that the validators import nothing (an ES module cannot ``require``)."""
+    text = _UCS2LENGTH.sub(lambda found: _UCS2LENGTH_INLINE.format(name=found[1]), text)
+    if "require(" in text:
+        raise TypeScriptError("ajv's standalone code requires a run-time module: inline it here")
     lines = text.rstrip("\n").split("\n")
     unused = {
         match.group(1)

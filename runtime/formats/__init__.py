@@ -87,6 +87,10 @@ VERSIONS: tuple[WireVersion, ...] = (
     # commit of its message schemas; phi_wire.otel_genai is the newest (docs/otel-genai.md).
     WireVersion("otel-genai", "2026-05", "phi_wire.otel_genai_2026_05"),
     WireVersion("otel-genai", "2b902ce1", "phi_wire.otel_genai_2b902ce1"),
+    # pi's two lines: @mariozechner/pi-* 0.73 and @earendil-works/pi-* 1.5; phi_wire.pi is the
+    # newest (docs/pi.md)
+    WireVersion("pi", "0.73", "phi_wire.pi_0_73"),
+    WireVersion("pi", "1.5", "phi_wire.pi_1_5"),
 )
 """Every supported version, oldest first within each format."""
 
@@ -98,8 +102,8 @@ FOLDERS: dict[str, str] = {
     "operator-use": "phi_wire.formats.operator_use",
     "clark-agent": "phi_wire.formats.clark_agent",
     "otel-genai": "phi_wire.formats.otel_genai",
-    # named only (recognised, so that their files are not judged as another format's)
     "pi": "phi_wire.formats.pi",
+    # named only (recognised, so that its files are not judged as another format's)
     "yoagent": "phi_wire.formats.yoagent",
 }
 """Every format's folder: the formats spoken (``FORMATS``) and those only recognised."""

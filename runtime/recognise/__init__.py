@@ -9,13 +9,13 @@ knows whether any model is needed).
 
 One module per format says whether a document has that format's shape (``recognise(document)``:
 its type or None; ``claim(document)``: ``(type, certain)``): ``phi_core``, ``operator_use``,
-``clark_agent``, ``otel_genai``, and, only to name them, two formats phi-wire does not speak
-yet, ``pi`` (pi-ai, pi-agent-core, pi-coding-agent) and ``yoagent`` (0.13 and later). A claim
-is *certain* when the document holds something only that format writes, *possible* when other
-formats write the same JSON. Only a format's ``loads`` judges whether the document is valid.
-Every JSON value gets an answer, never an exception: a tag (``type``, ``role``, ``kind``) that is
-not a string (an array, an object, a number...) names no variant, and every recogniser reads tags
-so (``_tags.tag_of``).
+``clark_agent``, ``pi`` (pi-ai, pi-agent-core, pi-coding-agent: 0.73 or 1.5, ``version_of``),
+``otel_genai``, and, only to name it, a format phi-wire does not speak yet, ``yoagent`` (0.13 and
+later). A claim is *certain* when the document holds something only that format writes,
+*possible* when other formats write the same JSON. Only a format's ``loads`` judges whether the
+document is valid. Every JSON value gets an answer, never an exception: a tag (``type``,
+``role``, ``kind``) that is not a string (an array, an object, a number...) names no variant, and
+every recogniser reads tags so (``_tags.tag_of``).
 
 The formats are tried in the order ``ORDER``; a certain claim beats a possible one, and among
 claims of the same kind the earlier format wins. The overlaps this order settles, deliberately:
@@ -100,11 +100,11 @@ class Recognised(NamedTuple):
     """A format, version and type a document has the shape of."""
 
     format: str
-    """``phi-core``, ``operator-use``, ``clark-agent``; or ``pi``, ``yoagent`` (not spoken)."""
+    """``phi-core``, ``operator-use``, ``clark-agent``, ``pi``; or ``yoagent`` (not spoken)."""
     version: str
-    """The version or layout, when the document tells it (clark-agent: ``0.4``; Operator-Use:
-    ``d0da87a6`` or ``d1cdaad8``, by ``operator_use.layout_of``); "" when it does not (phi-core's
-    versions write the same shapes)."""
+    """The version or layout, when the document tells it (clark-agent: ``0.4``; pi: ``0.73`` or
+    ``1.5``; Operator-Use: ``d0da87a6`` or ``d1cdaad8``, by ``operator_use.layout_of``); "" when
+    it does not (phi-core's versions write the same shapes)."""
     type: str
     """The wire type's name in that format (``list[T]`` for an array of ``T``)."""
     certain: bool
@@ -237,12 +237,23 @@ def _group(
 
 def recognise_lines(documents: Iterable[Any], among: Collection[str] = ORDER) -> Recognised | None:
     """The format of a JSONL file from its first lines (parsed): as ``recognise_documents``;
-    a file of session entries (its type: ``SessionFile``) is one document in Operator-Use, read
-    whole, and so named."""
+    a file of session entries (its type: ``SessionFile``; none of its lines the format's other
+    types) is one document in Operator-Use and pi, read whole, and so named."""
+    documents = list(documents)
     found = recognise_documents(documents, among=among)
-    if found is not None and found.type in SESSION_TYPES.get(found.format, ()):
+    if found is None:
+        return None
+    session_types = SESSION_TYPES.get(found.format, frozenset())
+    if found.type in session_types and _only(found.format, session_types, documents):
         return found._replace(type="SessionFile")
     return found
+
+
+def _only(format: str, types: frozenset[str], documents: list[Any]) -> bool:
+    """Whether every document ``format`` claims is one of ``types`` (a pi stream's lines that
+    follow a session header are events: it is no session file)."""
+    claims = (_CLAIMS[format](document) for document in documents)
+    return all(claimed is None or claimed[0] in types for claimed in claims)
 
 
 def type_in(format: str, document: Any) -> str:

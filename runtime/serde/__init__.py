@@ -36,6 +36,7 @@ The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, the re
 from __future__ import annotations
 
 from ._codec import Writable, dumps, loads
+from ._error_translation import from_python_validation_error
 from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through, serialized
 from ._ordered_value import OrderedJsonValue
 from ._schema import DIALECT, load_schema_files, meta_schemas, schema_for, schema_id_base
@@ -56,6 +57,7 @@ __all__ = [
     "WireModel",
     "Writable",
     "dumps",
+    "from_python_validation_error",
     "keeps",
     "load_schema_files",
     "loads",

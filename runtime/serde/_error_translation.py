@@ -93,6 +93,15 @@ class _Walked(NamedTuple):
     is_path: tuple[bool, ...]
 
 
+def _names_branch(node: Any, segment: Any, rest: tuple[Any, ...]) -> bool:
+    """Whether ``segment``, a key of ``node``, is rather the union branch taken there: a tag
+    value that is also a key (pi's ``{"type": "label", "label": ...}``), unless the location
+    goes on into ``node[segment]``."""
+    if not isinstance(node, dict) or (rest and _has(node[segment], rest[0])):
+        return False
+    return any(key != segment and value == segment for key, value in node.items())
+
+
 class _Locator:
     """Splits pydantic locations into the JSON path and the union branches taken on the way,
     walking each location prefix once (the errors of one object share theirs: an invalid document
@@ -101,7 +110,7 @@ class _Locator:
     def __init__(self, document: Any) -> None:
         self._walked: dict[tuple[Any, ...], _Walked] = {(): _Walked(document, (), (), ())}
 
-    def _walk(self, location: tuple[Any, ...]) -> _Walked:
+    def _walk(self, location: tuple[Any, ...], beyond: tuple[Any, ...] = ()) -> _Walked:
         known = len(location)
         while location[:known] not in self._walked:
             known -= 1
@@ -109,7 +118,10 @@ class _Locator:
         for end in range(known + 1, len(location) + 1):
             node, path, variant, is_path = walked
             segment = location[end - 1]
-            if _has(node, segment):
+            just_taken = bool(is_path) and not is_path[-1] and variant[-1] == str(segment)
+            if _has(node, segment) and (
+                just_taken or not _names_branch(node, segment, location[end:] + beyond)
+            ):
                 walked = _Walked(node[segment], (*path, segment), variant, (*is_path, True))
             else:
                 walked = _Walked(node, path, (*variant, str(segment)), (*is_path, False))
@@ -119,7 +131,7 @@ class _Locator:
     def locate(self, error: ErrorDetails) -> _Located:
         location = tuple(error["loc"])
         if error["type"] == "missing" and location:
-            walked = self._walk(location[:-1])
+            walked = self._walk(location[:-1], location[-1:])
             if isinstance(walked.node, dict):  # the key is absent: point at the object lacking it
                 return _Located(error, walked.variant, (*walked.is_path, True), walked.path)
         walked = self._walk(location)

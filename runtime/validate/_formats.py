@@ -12,12 +12,16 @@ per format and version, over that version's public module (``phi_wire.formats``)
   here, as its codec lists them all.
 * OpenTelemetry GenAI reads as the official schema judges (its codec lists every problem, capped
   here too); its documents' types are the ones their shape has, ``InputMessages`` when none.
+* pi reads with its own exact codec (``JSON.parse``, judged by pi's types; its problems capped
+  here as Operator-Use's are); a whole session file is one document, read as ``Session`` (what
+  ``SessionManager.open()`` reads, the lines it skips its problems).
 
 A type may be ``list[T]``: a JSON array of ``T`` (``phi_wire.recognise`` names such arrays).
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from types import ModuleType
 from typing import Any
 
@@ -25,6 +29,7 @@ from phi_wire.errors import WireError
 from phi_wire.formats import find, newest
 from phi_wire.formats.operator_use import recognise as operator_use
 from phi_wire.formats.phi_core import recognise as phi_core
+from phi_wire.formats.pi import recognise as pi
 from phi_wire.recognise import FALLBACK_TYPES, parse, type_in
 
 from ._records import HOME_FORMAT
@@ -40,7 +45,7 @@ class Reader:
         self.format = entry.format
         self.version = entry.version
         self.label = entry.label
-        self.exact = self.format in ("phi-core", "clark-agent")
+        self.exact = self.format in SERDE_FORMATS
         """Read by the serde codec (which caps its own work on an invalid document)."""
 
         self.fallback_type = FALLBACK_TYPES[self.format]
@@ -80,6 +85,7 @@ class Reader:
         as ``loads`` keeps one TypeAdapter per type object."""
         found = self._types.get(name)
         if found is None:
+            name = SESSION_FILE_TYPES.get(self.format, {}).get(name, name)
             if name.startswith("list[") and name.endswith("]"):
                 found = list[getattr(self.module, name[5:-1])]  # type: ignore[misc]
             else:
@@ -98,7 +104,7 @@ class Reader:
         if self.exact:
             return self.module.loads(tp, raw, max_problems=max_problems)
         try:
-            return self.module.loads(tp, raw)
+            return self._loads_widening(name, tp, raw)
         except WireError as error:
             if len(error.problems) <= max_problems:
                 raise
@@ -113,11 +119,31 @@ class Reader:
                 omitted=error.omitted + len(error.problems) - len(kept),
             ) from None
 
+    def _loads_widening(self, name: str, tp: Any, raw: bytes) -> Any:
+        """``loads`` as ``tp``; for pi, a document ``tp`` rejects is read as the types wider
+        than it in turn (``pi.recognise.WIDER_TYPES``), the first error raised if none reads it."""
+        try:
+            return self.module.loads(tp, raw)
+        except WireError:
+            for wider in WIDER_TYPES.get(self.format, {}).get(name, ()):
+                if self.has_type(wider):
+                    with suppress(WireError):
+                        return self.module.loads(self.wire_type(wider), raw)
+            raise
+
     def dumps(self, value: Any, pretty: bool) -> str:
         """What the implementation writes for ``value`` (Operator-Use writes compact only)."""
         if self.exact:
             return str(self.module.dumps(value, pretty=pretty))
         return str(self.module.dumps(value))
+
+
+SERDE_FORMATS = frozenset({"phi-core", "clark-agent"})
+"""The formats read and written by the serde codec (``max_problems``, ``pretty``)."""
+SESSION_FILE_TYPES = {"pi": {"SessionFile": "Session"}}
+WIDER_TYPES = {"pi": pi.WIDER_TYPES}
+"""Per format: the types tried in turn when a document is not the type it was claimed as."""
+"""A whole session file's type, where the format names it otherwise than ``SessionFile``."""
 
 
 _READERS: dict[tuple[str, str], Reader] = {}

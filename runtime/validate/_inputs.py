@@ -373,7 +373,7 @@ def _layout_and_plan(
     plan = plan_lines(head, settings)
     if settings.format == AUTO:
         plan = settled(plan, name, lambda: first_documents(head), lines=True)
-    if plan is not None and plan.format == "operator-use" and plan.type == "SessionFile":
+    if plan is not None and plan.format in ("operator-use", "pi") and plan.type == "SessionFile":
         return SESSION, plan
     return layout, plan
 

@@ -7,9 +7,9 @@ Which format: the one given (``--format``), or the one the file's first lines ha
 the same, the one its folder's files show most (``_folder``); phi-core when nothing names one. In a
 JSONL file, a document invalid in the file's format whose shape is not that format's but another's
 is judged as that other format (a file of mixed formats is judged document by document; a ``NOTE``
-says where the format changes). A document of a format phi-wire does not speak (pi, yoagent) is
-judged by phi-core's reader, which is what would read it here: valid if phi-core reads it
-(``strict`` lists what phi-core would drop), else not judged (an ``INPUT`` record per chunk).
+says where the format changes). A document of a format phi-wire does not speak (yoagent) is
+judged by phi-core's reader, which is what would read it here: valid if phi-core reads it, else
+not judged (an ``INPUT`` record per chunk). pi's particulars: ``_pi``.
 
 Each problem becomes a ``Record`` (file, line, JSON pointer, type, variant, message, format). The
 work on an invalid document is capped: at most ``max_problems`` problems are built and located (a
@@ -41,6 +41,7 @@ from ._fastpath import fast_path_for
 from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import Chunk, Item
+from ._pi import newer_line, read_as_home
 from ._records import (
     AUTO,
     HOME_FORMAT,
@@ -237,7 +238,7 @@ class _Collected:
 
 
 def _describe(judged: Judged, plural: bool = False) -> str:
-    if judged.format and judged.format not in SPOKEN:  # a format only named: its own words
+    if judged.format and (judged.format not in SPOKEN or judged.format == "pi"):  # own words
         describe: Callable[[str, bool], str] = recogniser(judged.format).describe
         return describe(judged.type, plural)
     return f"{judged.format} {judged.type}".strip()
@@ -348,7 +349,11 @@ def _judge(
         else:
             name = settings.forced or given.type_name(raw)
         judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
-        return _Judgement(_read(given, chunk, line, raw, name, settings).records, judged)
+        looks_like = read_as_home(given, raw)
+        read = _read(given, chunk, line, raw, name, settings, looks_like=looks_like)
+        if looks_like is not None and not read.rejected:
+            judged = Judged(looks_like.format, "", looks_like.type, given.label, "given")
+        return _Judgement(read.records, judged, dropped=read.dropped)
     document: Any = _UNPARSED
     recognised = plan
     if plan is None and not chunk.lines:  # a .json document: recognised as it is judged
@@ -414,12 +419,13 @@ def _as(
                 return _Judgement(first.records, judged)
             name = own.type_name(raw, None if document is _UNPARSED else document)
             if name == recognised.type:
-                return _Judgement(first.records, judged)
+                return _or_newer(first, own, chunk, line, raw, name, settings, judged)
         else:
             name = own.type_name(raw, None if document is _UNPARSED else document)
         if whole:
             judged = judged._replace(type=name)
-        return _Judgement(_read(own, chunk, line, raw, name, settings).records, judged)
+        read = _read(own, chunk, line, raw, name, settings)
+        return _or_newer(read, own, chunk, line, raw, name, settings, judged)
     # a format phi-wire does not speak: what phi-core, which reads it here, makes of it
     home = _home_reader(settings)
     name = _home_type(raw, document)
@@ -432,6 +438,26 @@ def _as(
         return _Judgement([], judged, unjudged=True)
     judged = Judged(recognised.format, "", recognised.type, home.label, "recognised", also)
     return _Judgement(read.records, judged, dropped=read.dropped)
+
+
+def _or_newer(
+    read: _Read,
+    own: Reader,
+    chunk: Chunk,
+    line: int,
+    raw: bytes,
+    name: str,
+    settings: Settings,
+    judged: Judged,
+) -> _Judgement:
+    """A pi document its line (0.73) rejects, judged by the newest too (``_pi``): valid there."""
+    newer = newer_line(own) if read.rejected else None
+    if newer is not None:
+        again = _read(newer, chunk, line, raw, name, settings)
+        if not again.rejected:
+            judged = judged._replace(version=newer.version, reader=newer.label)
+            return _Judgement(again.records, judged)
+    return _Judgement(read.records, judged)
 
 
 class _Read(NamedTuple):

@@ -4,6 +4,7 @@ session file's reader skipped, and a note when the type was only guessed."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from phi_wire.errors import Problem
@@ -46,10 +47,17 @@ def _more_record(
     )
 
 
+_LINE_PREFIX = re.compile(r"line (\d+): ")
+"""A problem of a JSONL document read whole names its line first (``line 9: ...``)."""
+_SKIPPING_READER = {"operator-use": "Operator-Use", "pi": "pi's SessionManager"}
+"""Whose reader skips a session file's bad lines, in words."""
+
+
 def _skipped_lines(
     own: Reader, chunk: Chunk, line: int, value: Any, settings: Settings
 ) -> list[Record]:
-    """An Operator-Use session file's lines its reader skips, each a problem at its line."""
+    """A session file's lines its reader skips (Operator-Use's, pi's), each a problem at its
+    line."""
     records: list[Record] = []
     listed = 0
     omitted = 0
@@ -69,8 +77,8 @@ def _skipped_lines(
                     pointer=problem.pointer,
                     type=error.type_name,
                     variant=problem.variant,
-                    message="Operator-Use skips this line without a word: "
-                    + problem.message.removeprefix(prefix),
+                    message=f"{_SKIPPING_READER.get(own.format, own.format)} skips this line "
+                    "without a word: " + problem.message.removeprefix(prefix),
                 )
             )
         omitted += error.omitted
@@ -99,11 +107,12 @@ def _rejected(
         if lane is not None and isinstance(getattr(own.module, lane), type):
             label = lane  # a model (ExtensionMessage); a union's variant names itself
     problems = error.problems
-    if error.line is not None:  # a JSON syntax error (or a session file's line): its line
-        lines = [line + error.line - 1] * len(problems)
-        prefix = f"line {error.line}: "
+    if error.line is not None:  # a JSON syntax error (or a session file's lines): each its line
+        found = [_LINE_PREFIX.match(p.message) for p in problems]
+        lines = [line + (int(m[1]) if m else error.line) - 1 for m in found]
         problems = tuple(
-            Problem(p.pointer, p.message.removeprefix(prefix), p.variant) for p in problems
+            Problem(p.pointer, p.message[m.end() :] if m else p.message, p.variant)
+            for p, m in zip(problems, found, strict=True)
         )
     elif not chunk.lines and b"\n" in raw:  # a pretty document: where each value starts
         text = raw.decode("utf-8", "replace")

@@ -172,7 +172,7 @@ class Judged(NamedTuple):
 
     @property
     def label(self) -> str:
-        """``clark-agent 0.4``; ``pi (read as phi-core 0.10)``; ``pi (not judged)``;
+        """``clark-agent 0.4``; ``pi (read as phi-core 0.10)``; ``yoagent (not judged)``;
         ``clark-agent 0.4 (also fits pi)``."""
         own = " ".join(part for part in (self.format, self.version) if part)
         notes = []

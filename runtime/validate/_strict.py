@@ -124,7 +124,7 @@ def _not_canonical(
     forms...)."""
     canonical = own.dumps(value, pretty=pretty).encode()
     if name == "SessionFile":
-        return _session_not_canonical(own, chunk, line, raw, canonical)
+        return _session_not_canonical(own, chunk, line, raw, canonical, value)
     if canonical == (raw if pretty else raw.rstrip(b"\r\n")):
         return []
     try:
@@ -140,12 +140,26 @@ def _not_canonical(
     return [_record(own, chunk, where, pointer=pointer, type=name, variant="", message=message)]
 
 
+_SESSION_LINE_TYPES = {"operator-use": "SessionFileEntry", "pi": "FileEntry"}
+"""The type of a session file's lines, per format."""
+
+
 def _session_not_canonical(
-    own: Reader, chunk: Chunk, line: int, raw: bytes, canonical: bytes
+    own: Reader, chunk: Chunk, line: int, raw: bytes, canonical: bytes, value: Any
 ) -> list[Record]:
-    """--strict on a session file: the first line Operator-Use would write otherwise."""
+    """--strict on a session file: the first line the implementation would write otherwise; a
+    file pi migrates on opening (``migrated_from``), as a whole."""
     if canonical == raw:
         return []
+    migrated = getattr(value, "migrated_from", None)
+    if migrated is not None:
+        message = (
+            f"accepted, but {own.format} migrates this session file from version {migrated} when "
+            "it opens it, and rewrites it as version 3"
+        )
+        return [
+            _record(own, chunk, line, pointer="", type="SessionFile", variant="", message=message)
+        ]
     written = canonical.split(b"\n")
     index = 0
     for number, text in enumerate(raw.split(b"\n"), line):
@@ -160,7 +174,7 @@ def _session_not_canonical(
                     chunk,
                     number,
                     pointer="",
-                    type="SessionFileEntry",
+                    type=_SESSION_LINE_TYPES.get(own.format, "SessionFileEntry"),
                     variant="",
                     message=message,
                 )

@@ -125,7 +125,8 @@ _USAGE_KEYS = frozenset(
 )
 _TOOL_DEFINITION_KEYS = frozenset({"name", "description", "parameters"})
 _TOOL_RESULT_KEYS = frozenset({"content", "details", "child_loop_id"})
-_SNAKE_USAGE = frozenset({"reasoning", "cache_read", "cache_write", "total_tokens"})
+_SNAKE_USAGE = frozenset({"cache_read", "cache_write", "total_tokens"})
+"""phi-core's own usage keys (``reasoning`` is pi 1.5's too)."""
 
 
 def type_of_keys(keys: Collection[str]) -> str:

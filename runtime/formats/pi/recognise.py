@@ -1,5 +1,6 @@
-"""Does a JSON document look like pi's (pi-ai, pi-agent-core, pi-coding-agent 0.73), and which of
-its types? Enough to name it: phi-wire does not speak pi yet (no schemas, no models).
+"""Does a JSON document look like pi's (pi-ai, pi-agent-core, pi-coding-agent: 0.73 or 1.5), which
+of its types, and which line (``version_of``: a document holding something only 1.5 writes is 1.5's,
+any other 0.73's, which 1.5 reads alike)?
 
 pi-ai's messages are the model phi-core's were made from, so most of them have phi-core's shape:
 phi-core reads them, dropping what it has no field for (``api``, ``cost``, ``errorMessage``,
@@ -17,7 +18,17 @@ from typing import Any
 
 from phi_wire.formats.shapes import tag_of
 
-__all__ = ["PI_ONLY_KEYS", "claim", "describe", "recognise"]
+__all__ = [
+    "FALLBACK",
+    "PI_ONLY_KEYS",
+    "SESSION_TYPES",
+    "WIDER_TYPES",
+    "claim",
+    "describe",
+    "recognise",
+    "version_of",
+    "version_of_group",
+]
 
 PI_ONLY_KEYS = frozenset(
     {
@@ -62,6 +73,13 @@ _EVENT_TAGS = frozenset(
         "compaction_end",
         "session_info_changed",
         "thinking_level_changed",
+        # pi 1.5's
+        "agent_settled",
+        "entry_appended",
+        "bash_execution_update",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
     }
 )
 _EVENT_CAMEL_KEYS = frozenset(
@@ -97,6 +115,9 @@ _ENTRY_TAGS = frozenset(
         "custom_message",
         "label",
         "session_info",
+        # pi 1.5's
+        "usage",
+        "context_edit",
     }
 )
 _ENTRY_CAMEL_KEYS = frozenset(
@@ -131,8 +152,23 @@ _BLOCKS: dict[str, frozenset[str]] = {
     "thinking": frozenset({"thinking"}),
     "toolCall": frozenset({"id", "name", "arguments"}),
 }
-_USAGE_KEYS = frozenset({"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"})
-_TOOL_RESULT_KEYS = frozenset({"content", "details", "terminate"})
+_USAGE_KEYS = frozenset(
+    {
+        "input",
+        "output",
+        "cacheRead",
+        "cacheWrite",
+        "reasoning",
+        "totalTokens",
+        "cost",
+        "cacheWrite1h",
+    }
+)
+_TOOL_RESULT_KEYS = frozenset(
+    {"content", "details", "terminate", "structuredContent", "usage", "isError"}
+)
+_TOOL_RESULT_OWN_KEYS = frozenset({"structuredContent", "usage", "isError"})
+"""pi 1.5's AgentToolResult keys (``terminate`` is clark-agent's too)."""
 """pi-agent-core's AgentToolResult (a tool's result and partial results): text and image
 blocks, with what the tool adds (``details``), and ``terminate``."""
 Claim = tuple[str, bool]
@@ -207,9 +243,28 @@ def _message(document: dict[str, Any]) -> Claim | None:
     return "AgentMessage", _marked(document)
 
 
+_AGENT_EVENT_TAGS = frozenset(
+    {
+        "agent_start",
+        "agent_end",
+        "turn_start",
+        "turn_end",
+        "message_start",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_update",
+        "tool_execution_end",
+    }
+)
+"""pi-agent-core's own events; the others are the coding agent's (``AgentSessionEvent``)."""
+
+
 def _event(document: dict[str, Any], tag: str) -> Claim:
-    if tag in {"auto_compaction_start", "auto_retry_start", "auto_retry_end", "queue_update"}:
-        return "AgentEvent", True
+    if tag == "message_update" and "message" not in document and "usage" in document:
+        return "JsonAgentSessionEvent", True  # 1.5's --mode json: the deltas only
+    if tag not in _AGENT_EVENT_TAGS or "willRetry" in document or "parentToolCallId" in document:
+        return "AgentSessionEvent", True
     certain = bool(_EVENT_CAMEL_KEYS & document.keys())
     for key in ("message", "messages"):
         carried = document.get(key)
@@ -227,6 +282,14 @@ def _entry(document: dict[str, Any]) -> bool:
     return iso or bool(_ENTRY_CAMEL_KEYS & document.keys())
 
 
+_RPC_TAGS = {
+    "response": "RpcResponse",
+    "extension_error": "RpcExtensionError",
+    "extension_ui_request": "RpcExtensionUIRequest",
+}
+"""pi 1.5's ``--mode rpc`` lines that are not events."""
+
+
 def claim(document: Any) -> Claim | None:
     """(type, certain) when ``document`` (parsed JSON) has pi's shape, else None."""
     if not isinstance(document, dict):
@@ -234,12 +297,17 @@ def claim(document: Any) -> Claim | None:
     keys = document.keys()
     tag = tag_of(document, "type")
     if tag is not None:
+        rpc = _RPC_TAGS.get(tag)
+        if rpc is not None and ("command" in keys or "id" in keys or "error" in keys):
+            return rpc, True
         if tag in _ENTRY_TAGS and _entry(document):
             return ("SessionHeader" if tag == "session" else "SessionEntry"), True
         if tag in _EVENT_TAGS:
             return _event(document, tag)
         if tag in _STREAM_TAGS and _STREAM_KEYS & keys:
-            return "AssistantMessageEvent", True
+            # 1.5's --mode json: the stream events of message_update lose ``partial``
+            whole = "partial" in keys or tag in ("done", "error", "start")
+            return ("AssistantMessageEvent" if whole else "JsonAssistantMessageEvent"), True
         needed = _BLOCKS.get(tag)
         if needed is not None and needed <= keys:
             return "Content", _marked(document)
@@ -253,7 +321,8 @@ def claim(document: Any) -> Claim | None:
     content = document.get("content")
     if keys <= _TOOL_RESULT_KEYS and isinstance(content, list) and _content(content):
         # phi-core's and clark-agent's tool results are the same JSON, details too
-        return "AgentToolResult", _marked({"content": content})
+        own = bool(_TOOL_RESULT_OWN_KEYS & keys)
+        return "AgentToolResult", own or _marked({"content": content})
     return None
 
 
@@ -264,5 +333,112 @@ def recognise(document: Any) -> str | None:
 
 
 # What phi_wire.recognise asks of every format's recogniser besides ``claim``:
+FALLBACK = "AgentMessage"
+"""The type of a document whose shape names none (a message: the most common document)."""
 SESSION_TYPES = frozenset({"SessionHeader", "SessionEntry"})
 """The types of a session file's lines: a JSONL file of them is one ``SessionFile``."""
+
+WIDER_TYPES: dict[str, tuple[str, ...]] = {
+    "AgentEvent": ("AgentSessionEvent", "JsonAgentSessionEvent"),
+    "AgentSessionEvent": ("JsonAgentSessionEvent",),
+    "AssistantMessageEvent": ("JsonAssistantMessageEvent",),
+    "Message": ("AgentMessage",),
+}
+"""The types a document claimed as a type is read as when it is not that type, in turn (each
+only where the version has it): the coding agent's events are the agent loop's and more, the
+CLI's lines the coding agent's with delta-only updates."""
+
+_ONLY_15_TAGS = frozenset(
+    {
+        "agent_settled",
+        "entry_appended",
+        "bash_execution_update",
+        "summarization_retry_scheduled",
+        "summarization_retry_attempt_start",
+        "summarization_retry_finished",
+        "usage",
+        "context_edit",
+        *_RPC_TAGS,
+    }
+)
+_ONLY_15_TYPES = frozenset(
+    {"JsonAssistantMessageEvent", "JsonAgentSessionEvent", *_RPC_TAGS.values()}
+)
+"""Types only pi 1.5 has (its CLI's lines)."""
+_ONLY_15_KEYS = frozenset(
+    {
+        "rawStopReason",
+        "endTurn",
+        "durationMs",
+        "namespace",
+        "totalFromProvider",
+        "cacheWrite1h",
+        "parentToolCallId",
+        "sections",
+        "toolsAdded",
+        "toolsRemoved",
+        "deferred",
+        "providerThinkingLevel",
+        "argumentsError",
+        "nestedCalls",
+        "structuredContent",
+        "estimatedTokensAfter",
+    }
+)
+"""Keys only pi 1.5 writes (in messages, usage, events)."""
+_ONLY_15_VALUES = {
+    "stopReason": frozenset({"pending", "deferred"}),
+    "reason": frozenset({"deferred"}),
+    "role": frozenset({"system"}),
+    "thinkingLevel": frozenset({"max"}),
+    "level": frozenset({"max"}),
+}
+"""Values only pi 1.5 writes under these keys (a stop reason, a role, a thinking level)."""
+_OPAQUE = frozenset({"arguments", "details", "data", "parameters", "partialJson", "sections"})
+"""Caller data: its keys are not pi's."""
+_SEARCHED = 10_000
+"""At most this many JSON values of a document are looked at for a 1.5 mark."""
+
+
+def version_of(document: Any) -> str:
+    """``1.5`` when ``document`` holds something only pi 1.5 writes (a system message, a
+    ``pending`` stop reason, ``durationMs``, a new event or entry kind...), else ``0.73`` (whose
+    documents 1.5 reads alike)."""
+    found = claim(document)
+    if found is not None and found[0] in _ONLY_15_TYPES:
+        return "1.5"
+    if (
+        found is not None
+        and found[0] == "AgentToolResult"
+        and _TOOL_RESULT_OWN_KEYS & document.keys()
+    ):
+        return "1.5"
+    pending = [document]
+    seen = 0
+    while pending and seen < _SEARCHED:
+        value = pending.pop()
+        seen += 1
+        if isinstance(value, list):
+            pending.extend(value[:256])
+        elif isinstance(value, dict):
+            if _ONLY_15_KEYS & value.keys() or tag_of(value, "type") in _ONLY_15_TAGS:
+                return "1.5"
+            for key, values in _ONLY_15_VALUES.items():
+                if tag_of(value, key) in values:
+                    return "1.5"
+            if tag_of(value, "type") == "message_update" and "message" not in value:
+                return "1.5"
+            if tag_of(value, "type") == "agent_end" and "willRetry" in value:
+                return "1.5"  # 0.73's compaction events have willRetry, its agent_end not
+            if tag_of(value, "role") == "assistant" and "thinkingLevel" in value:
+                return "1.5"  # the 1.5 loop stamps its final assistant messages
+            summarised = tag_of(value, "type") in ("compaction", "branch_summary")
+            if summarised and {"usage", "systemMessage"} & value.keys():
+                return "1.5"
+            pending.extend(inner for key, inner in value.items() if key not in _OPAQUE)
+    return "0.73"
+
+
+def version_of_group(versions: set[str]) -> str:
+    """The line of a group of documents (a file's lines): 1.5 when any of them is 1.5's."""
+    return "1.5" if "1.5" in versions else "0.73"

@@ -1,0 +1,41 @@
+"""pi in ``phi-wire validate``, where judging it differs from the other formats: pi 1.5 reads what
+0.73 writes, so a document 0.73 rejects is judged by 1.5 too (``newer_line``); and a pi-ai
+message given as phi-core (``--format phi-core``) is read by phi-core, which drops what it has no
+field for: ``read_as_home`` says what it looks like, so that the drops are named.
+"""
+
+from __future__ import annotations
+
+from phi_wire.formats.pi import recognise as pi
+from phi_wire.recognise import Recognised, parse
+
+from ._formats import Reader, reader
+from ._records import HOME_FORMAT
+
+__all__ = ["newer_line", "read_as_home"]
+
+_MARKS = tuple(f'"{key}"'.encode() for key in sorted(pi.PI_ONLY_KEYS))
+"""pi's own keys, as they appear in a document's text (a cheap test before any parse)."""
+
+
+def read_as_home(given: Reader, raw: bytes) -> Recognised | None:
+    """With ``--format phi-core``, a document certainly pi's (a pi-ai message phi-core reads,
+    dropping its ``api``, ``cost``...): what it looks like, so that what phi-core drops is said."""
+    if given.format != HOME_FORMAT or not any(mark in raw for mark in _MARKS):
+        return None
+    try:
+        claimed = pi.claim(parse(raw))
+    except (ValueError, RecursionError):
+        return None
+    if claimed is None or not claimed[1]:
+        return None
+    return Recognised("pi", "", claimed[0], True)
+
+
+def newer_line(own: Reader) -> Reader | None:
+    """The newest pi line, when ``own`` is an older one (a document it rejects may be 1.5's
+    without holding anything only 1.5 writes); None for other formats."""
+    if own.format != "pi":
+        return None
+    newest = reader(own.format)
+    return newest if newest.version != own.version else None

@@ -1,0 +1,6 @@
+// pi 1.5 reads what someone else wrote: see conversation.mjs's consume.
+// Usage: node consume.mjs OUT [--session FILE] [--messages FILE]
+import { consume } from "../conversation.mjs";
+import { line } from "./pi.mjs";
+
+await consume(line, process.argv.slice(2));
