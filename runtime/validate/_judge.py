@@ -41,7 +41,7 @@ from ._fastpath import fast_path_for
 from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import Chunk, Item
-from ._pi import newer_line, read_as_home
+from ._pi import home_read_note, newer_line, read_as_home
 from ._records import (
     AUTO,
     HOME_FORMAT,
@@ -222,7 +222,18 @@ class _Collected:
             for judged, (index, first, last, count) in self.not_judged.items()
         ]
         inserts += [
-            (index, _pi_read_record(self.chunk, self.settings, judged, first, last, count, keys))
+            (
+                index,
+                home_read_note(
+                    self.chunk.file,
+                    self.chunk.lines,
+                    _home_reader(self.settings),
+                    judged,
+                    (_describe(judged), _describe(judged, plural=True)),
+                    (first, last, count),
+                    keys,
+                ),
+            )
             for judged, (index, first, last, count, keys) in self.pi_read.items()
         ]
         for index, record in sorted(inserts, key=lambda insert: insert[0], reverse=True):
@@ -257,42 +268,6 @@ def _not_judged_record(chunk: Chunk, judged: Judged, first: int, last: int, coun
         "not judged (--format phi-core reports why)"
     )
     return Record(chunk.file, first, "", judged.type, "", message, INPUT, format=judged.format)
-
-
-def _pi_read_record(
-    chunk: Chunk,
-    settings: Settings,
-    judged: Judged,
-    first: int,
-    last: int,
-    count: int,
-    dropped: tuple[str, ...],
-) -> Record:
-    """The note on pi documents phi-core reads (without --strict): valid, since phi-core reads
-    them, but not phi-core's: what it drops, the first document's keys as examples."""
-    reader = _home_reader(settings)
-    examples = ", ".join(dropped[:4]) + (", ..." if len(dropped) > 4 else "")
-    if count == 1:
-        subject = f"looks like {_describe(judged)}: {reader.label} reads it"
-    else:
-        where = f"lines {first:,}-{last:,}" if chunk.lines else "the file"
-        subject = (
-            f"{count:,} documents ({where}) look like {_describe(judged, plural=True)}: "
-            f"{reader.label} reads them"
-        )
-    message = f"{subject} (valid) but drops what it has no place for ({examples}): --strict "
-    message += "lists every key dropped"
-    return Record(
-        chunk.file,
-        first,
-        "",
-        judged.type,
-        "",
-        message,
-        NOTE,
-        format=judged.format,
-        version=reader.version,
-    )
 
 
 def _home_type(raw: bytes, document: Any) -> str:

@@ -11,9 +11,9 @@ from phi_wire.convert import UnsupportedConversion
 __all__ = ["from_phi_core", "to_phi_core"]
 
 
-def to_phi_core(value: Any) -> NoReturn:
+def to_phi_core(value: Any, *, name: str = "") -> NoReturn:
     raise UnsupportedConversion("no converter from otel-genai to phi-core yet (issue 23)")
 
 
-def from_phi_core(value: Any) -> NoReturn:
+def from_phi_core(value: Any, *, name: str = "") -> NoReturn:
     raise UnsupportedConversion("no converter from phi-core to otel-genai yet (issue 23)")

@@ -17,11 +17,11 @@ NOT_YET = (
 )
 
 
-def to_phi_core(value: Any) -> NoReturn:
+def to_phi_core(value: Any, *, name: str = "") -> NoReturn:
     """Not yet: raises ``UnsupportedConversion``."""
     raise UnsupportedConversion(NOT_YET.format(direction="->"))
 
 
-def from_phi_core(value: Any) -> NoReturn:
+def from_phi_core(value: Any, *, name: str = "") -> NoReturn:
     """Not yet: raises ``UnsupportedConversion``."""
     raise UnsupportedConversion(NOT_YET.format(direction="<-"))
