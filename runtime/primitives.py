@@ -6,7 +6,9 @@
   (``FAST_PATH_ROLE``, ``VOUCHED_FORM``), and ``PARSED_AS_VALUE``, the mark of the models serde
   parses through ``serde_json::Value`` (phi-core's ``LlmMessage``: sorted keys, a repeated key's
   last value);
-* ``CANONICAL_TIMESTAMP_TEXT``: exactly what chrono writes for a ``DateTime<Utc>``.
+* ``CANONICAL_TIMESTAMP_TEXT``: exactly what chrono writes for a ``DateTime<Utc>``;
+* ``jsonl_item_type(tp)``: the line type of a whole-file type (the schema vocabulary's
+  ``x-jsonl``: a file of one JSON document per line), for the codecs that read such files.
 
 Why marks: the fast path (``phi_wire.fastpath``) compiles a model's pydantic-core schema into a
 regular expression that matches only documents ``loads`` accepts. A Python validator function is
@@ -37,6 +39,7 @@ __all__ = [
     "adapter",
     "fast_path_role",
     "fast_path_role_of",
+    "jsonl_item_type",
     "parsed_as_value",
     "type_name",
     "vouched_form",
@@ -124,3 +127,22 @@ def fast_path_role_of(function: Any) -> FastPathRole | None:
     """The role a validator function (or class) declared for the fast path, or None."""
     role: FastPathRole | None = getattr(function, FAST_PATH_ROLE, None)
     return role
+
+
+_JSONL_ITEMS: dict[int, tuple[Any, Any]] = {}
+
+
+def jsonl_item_type(tp: Any) -> Any | None:
+    """The line type of a JSONL document type (a ``list[T]`` alias whose schema says
+    ``x-jsonl``), else None."""
+    cached = _JSONL_ITEMS.get(id(tp))
+    if cached is not None and cached[0] is tp:
+        return cached[1]
+    item = None
+    value: Any = getattr(tp, "__value__", None)
+    for meta in getattr(value, "__metadata__", ()):
+        extra = getattr(meta, "json_schema_extra", None)
+        if isinstance(extra, dict) and extra.get("x-jsonl"):
+            item = value.__args__[0].__args__[0]  # Annotated[list[T], ...] -> T
+    _JSONL_ITEMS[id(tp)] = (tp, item)
+    return item

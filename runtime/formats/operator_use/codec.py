@@ -27,7 +27,7 @@ from pydantic_core import PydanticSerializationError
 
 from phi_wire.errors import Problem, WireError, describe_value, json_syntax_error
 from phi_wire.pointer import escape
-from phi_wire.primitives import adapter, type_name
+from phi_wire.primitives import adapter, jsonl_item_type, type_name
 from phi_wire.serde import Writable, serialized
 
 from .base import SessionFileLines
@@ -36,24 +36,6 @@ __all__ = ["dumps", "jsonl_item_type", "loads"]
 
 _TAG_KEYS = ("type", "role")
 """The discriminators of the format's tagged unions: pydantic puts the tag into an error's loc."""
-
-_JSONL_ITEMS: dict[int, tuple[Any, Any]] = {}
-
-
-def jsonl_item_type(tp: Any) -> Any | None:
-    """The entry type of a JSONL document type (a ``list[T]`` alias whose schema says
-    ``x-jsonl``), else None."""
-    cached = _JSONL_ITEMS.get(id(tp))
-    if cached is not None and cached[0] is tp:
-        return cached[1]
-    item = None
-    value: Any = getattr(tp, "__value__", None)
-    for meta in getattr(value, "__metadata__", ()):
-        extra = getattr(meta, "json_schema_extra", None)
-        if isinstance(extra, dict) and extra.get("x-jsonl"):
-            item = value.__args__[0].__args__[0]  # Annotated[list[T], ...] -> T
-    _JSONL_ITEMS[id(tp)] = (tp, item)
-    return item
 
 
 def _raw(data: str | bytes | bytearray | memoryview, name: str) -> bytes:

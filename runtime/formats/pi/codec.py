@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from phi_wire.errors import Problem, WireError
 from phi_wire.pointer import escape
-from phi_wire.primitives import adapter, type_name
+from phi_wire.primitives import adapter, jsonl_item_type, type_name
 from phi_wire.serde import from_python_validation_error
 
 from .base import JsModel, read_json_with, wire_keys
@@ -40,24 +40,6 @@ Text = str | bytes | bytearray | memoryview
 SESSION_LINES = {"FileEntry": True, "LegacyFileEntry": False}
 """The line types of session files, and whether reading one migrates it (``Session``: as
 ``SessionManager.open()`` does; ``LegacySession``: the file as it is)."""
-
-_JSONL_ITEMS: dict[int, tuple[Any, Any]] = {}
-
-
-def jsonl_item_type(tp: Any) -> Any | None:
-    """The line type of a JSONL document type (a ``list[T]`` alias whose schema says
-    ``x-jsonl``), else None."""
-    cached = _JSONL_ITEMS.get(id(tp))
-    if cached is not None and cached[0] is tp:
-        return cached[1]
-    item = None
-    value: Any = getattr(tp, "__value__", None)
-    for meta in getattr(value, "__metadata__", ()):
-        extra = getattr(meta, "json_schema_extra", None)
-        if isinstance(extra, dict) and extra.get("x-jsonl"):
-            item = value.__args__[0].__args__[0]  # Annotated[list[T], ...] -> T
-    _JSONL_ITEMS[id(tp)] = (tp, item)
-    return item
 
 
 def _text(data: Text, name: str) -> str:
