@@ -152,3 +152,18 @@ def test_a_document_the_version_rejects_is_one_line(capsys: pytest.CaptureFixtur
     code, out, err = run(capsys, "convert", "--to", "phi-core/0.8", str(session))
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert "cannot be written as phi-core 0.8" in err
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PHI / "valid" / "Content").glob("*.json")), ids=lambda path: path.stem
+)
+def test_a_content_block_file_converts_as_validate_judges_it(
+    capsys: pytest.CaptureFixture[str], path: Path
+) -> None:
+    """A lone content block (``{"type":"text",...}``) is what recognition names it, ``Content``,
+    not the event phi-core's key detection takes a ``type`` key for: it converts (to phi-core:
+    byte for byte), as ``phi-wire validate`` calls it valid. (Before: refused as an invalid
+    ``AgentEvent``, ``unknown variant 'text'``.)"""
+    code, out, err = run(capsys, "convert", "--to", "phi-core", str(path))
+    assert code == 0, err
+    assert out == path.read_text(encoding="utf-8").rstrip("\n") + "\n", err  # a line end added

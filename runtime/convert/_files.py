@@ -160,7 +160,15 @@ def _read_documents(
         try:
             value = module.loads(_wire_type(module, name), text)
         except module.WireError as error:
-            raise _problem(source, line, text, error, format) from None
+            # a shape detection takes for another type (phi-core's content block, whose `type`
+            # detection reads as an event's): read as the type recognition names, as validate does
+            claimed = recognise(document)
+            if claimed is None or claimed.format != format or claimed.type in ("", name):
+                raise _problem(source, line, text, error, format) from None
+            try:
+                name, value = claimed.type, module.loads(_wire_type(module, claimed.type), text)
+            except module.WireError:
+                raise _problem(source, line, text, error, format) from None
         values.append(value)
         types.append(name)
         losses += _unread(source, line, document, value, format)
