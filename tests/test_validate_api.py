@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from corpus import fixtures_root
 
 from phi_wire.validate import (
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -149,3 +150,20 @@ def test_the_signature_says_what_validate_takes(
     )
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1 and [line.split(":")[1] for line in errors] == ["10", "11"], out
+
+
+@pytest.mark.parametrize("version", ["0.8.0", "0.10.0"])
+def test_format_phi_core_judges_phi_cores_documents_as_recognition_does(version: str) -> None:
+    """``--format phi-core`` on documents of their own (one per file) gives the verdicts of a
+    run without it: a content block (``{"type":"text",...}``), whose ``type`` key phi-core's key
+    detection takes for an event's, is read as the ``Content`` its shape is, as recognition
+    reads it. (Before: 50 of phi-core 0.10's valid fixtures were invalid AgentEvents with
+    ``--format phi-core`` and valid without it.)"""
+    folder = str(fixtures_root() / "phi-core" / version / "valid")
+    given = validate([folder], format="phi-core")
+    given_records = [(r.file, r.line, r.pointer, r.message) for r in given]
+    auto = validate([folder])
+    auto_records = [(r.file, r.line, r.pointer, r.message) for r in auto]
+    assert given.tally.documents == auto.tally.documents > 100
+    assert given.tally.valid == auto.tally.valid, (given.tally.as_dict(), auto.tally.as_dict())
+    assert given_records == auto_records

@@ -326,6 +326,8 @@ def _judge(
         judged = Judged(given.format, given.version, settings.forced or "", given.label, "given")
         looks_like = read_as_home(given, raw)
         read = _read(given, chunk, line, raw, name, settings, looks_like=looks_like)
+        if read.rejected and not settings.forced and not chunk.lines:
+            read = _or_as_its_shape(read, given, chunk, line, raw, settings)
         if looks_like is not None and not read.rejected:
             judged = Judged(looks_like.format, "", looks_like.type, given.label, "given")
         return _Judgement(read.records, judged, dropped=read.dropped)
@@ -413,6 +415,20 @@ def _as(
         return _Judgement([], judged, unjudged=True)
     judged = Judged(recognised.format, "", recognised.type, home.label, "recognised", also)
     return _Judgement(read.records, judged, dropped=read.dropped)
+
+
+def _or_as_its_shape(
+    read: _Read, given: Reader, chunk: Chunk, line: int, raw: bytes, settings: Settings
+) -> _Read:
+    """A phi-core document of its own that the type its keys name rejects (phi-core's key
+    detection takes a content block's ``type`` for an event's), read as the type its shape is,
+    as it is judged without ``--format``: valid there, else the first verdict."""
+    document = _parsed(raw) if given.format == HOME_FORMAT else _UNPARSED
+    claimed = None if document is _UNPARSED else recognise(document)
+    if claimed is None or claimed.format != given.format or not given.has_type(claimed.type):
+        return read
+    again = _read(given, chunk, line, raw, claimed.type, settings)
+    return read if again.rejected else again
 
 
 def _or_newer(
