@@ -24,13 +24,13 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
-import gc
 from dataclasses import dataclass, field
 from typing import Any
 
 from phi_wire.errors import WireError
 from phi_wire.formats import FORMATS, HUB, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
+from phi_wire.serde import CollectorPaused
 
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
@@ -323,14 +323,8 @@ def convert_input(
     is written, and the collector would walk all of them again and again (40 % of the CPU time
     of a 6 MB clark-agent history). Reference counting frees a conversion's garbage: it leaves at
     most a few hundred objects in cycles (a 6 MB input), freed when the collector runs again."""
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    with CollectorPaused():
         return _convert_input(source, given, target, version)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:

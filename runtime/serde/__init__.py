@@ -27,7 +27,9 @@ this order, and each step is a module that knows nothing of the others:
 
 ``dumps`` writes through pydantic's serializer with the models' serde facts (``_wire``: sorted
 keys of ``serde_json::Value`` maps, f32, skipped fields); ``_interrupts`` lets Ctrl-C through
-every serializer function. ``_schema`` bundles a type's JSON Schema.
+every serializer function. ``_schema`` bundles a type's JSON Schema. ``CollectorPaused``
+(``_collector``) pauses Python's cyclic collector for a block: ``loads`` per document, convert
+per input.
 
 The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, the registry
 (``phi_wire.formats``) and ``phi_wire.fastpath``; nothing above it (formats' folders, verbs).
@@ -36,6 +38,7 @@ The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, the re
 from __future__ import annotations
 
 from ._codec import Writable, dumps, loads
+from ._collector import CollectorPaused
 from ._error_translation import from_python_validation_error
 from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through, serialized
 from ._ordered_value import OrderedJsonValue
@@ -48,6 +51,7 @@ __all__ = [
     "DIALECT",
     "F32",
     "PASS_THROUGH",
+    "CollectorPaused",
     "InterruptibleModel",
     "JsonValue",
     "LlmMessageBase",

@@ -1,4 +1,5 @@
-"""Python's cyclic garbage collector, paused while ``loads`` judges one document.
+"""Python's cyclic garbage collector, paused while ``loads`` judges one document (and while
+``phi_wire.convert`` converts one input: its models are held until it is written).
 
 Judging builds many short-lived containers that hold no cycle: the document as parsed and, for an
 invalid one, pydantic's errors, each holding a new copy of its input (the whole document, for a
