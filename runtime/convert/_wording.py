@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from phi_wire.errors import WireError
 from phi_wire.serde import JsonValue, loads
-from phi_wire.validate import byte_order_mark, explained
+from phi_wire.validate import SERDE_FORMATS, byte_order_mark, explained
 
 __all__ = ["not_json", "rejected"]
 
@@ -23,7 +23,7 @@ def not_json(text: bytes, format: str | None) -> tuple[int, str]:
     """(the line of ``text`` where it goes wrong, 1-based; what is wrong) for a document that
     does not parse as JSON, read as ``format`` (None: not known yet, phi-core's words)."""
     format = format or _HOME
-    serde = format != "operator-use"
+    serde = format in SERDE_FORMATS
     bom = byte_order_mark(text, format, serde)
     if bom is not None:
         return 1, bom
@@ -40,7 +40,7 @@ def rejected(error: WireError, text: bytes, format: str) -> str:
     """What ``format``'s ``loads`` said of ``text``, as validate says it: a byte order mark
     named as such, bytes that are not UTF-8 and lone surrogate escapes named
     (``phi_wire.validate.explained``)."""
-    serde = format != "operator-use"
+    serde = format in SERDE_FORMATS
     bom = byte_order_mark(text, format, serde)
     if bom is not None:
         return f"{error.type_name} /: {bom}" if error.type_name else bom

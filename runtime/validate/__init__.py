@@ -42,6 +42,7 @@ from phi_wire.formats.phi_core.recognise import detect_raw as detect
 
 from ._fastpath import fast_path_for
 from ._folder import forget_folders
+from ._formats import SERDE_FORMATS
 from ._inputs import input_size
 from ._locate import line_of
 from ._parallel import default_jobs, judge_files
@@ -78,6 +79,7 @@ __all__ = [
     "MORE",
     "NOTE",
     "PROBLEM",
+    "SERDE_FORMATS",
     "SKIPPED_FOLDERS",
     "FileSummary",
     "InputError",
