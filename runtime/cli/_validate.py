@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from phi_wire.formats import FORMATS
+from phi_wire.formats import FORMATS, RECOGNITION_ORDER, versions
 from phi_wire.remote import MissingExtra
 from phi_wire.validate import (
     AUTO,
@@ -43,22 +43,21 @@ from ._shared import (
 
 VALIDATE_HELP = f"""\
 Check stored documents exactly as strictly as their implementation reads them: phi-core's,
-clark-agent's (0.4) and Operator-Use's (layouts d0da87a6 and d1cdaad8).
+clark-agent's (0.4), Operator-Use's (layouts d0da87a6 and d1cdaad8), pi's (0.73 and 1.5) and the
+OpenTelemetry GenAI conventions' message documents (as the official schema judges them).
 
 Formats: by default (--format auto) each file's format is recognised from its first documents and
 said: a file that is not all phi-core is listed with the format it was judged as, and the summary
-names the formats. A file of mixed formats is judged document by document. An Operator-Use
-session file (a JSONL file of its session entries) is one document, read as Operator-Use reads it:
-each line it would skip is a problem at that line. JSON that looks like pi's (pi-ai,
-pi-agent-core, pi-coding-agent) or yoagent's (0.13 and later), which phi-wire does not speak yet,
-is named: valid if phi-core reads it, not judged if not. Nothing that names a format: phi-core.
+names the formats. A file of mixed formats is judged document by document. An Operator-Use or pi
+session file (a JSONL file of its session entries) is one document, read as that implementation
+reads it: each line it would skip is a problem at that line. JSON that looks like yoagent's (0.13
+and later), which phi-wire does not speak yet, is named: valid if phi-core reads it, not judged if
+not. Nothing that names a format: phi-core.
 JSON that several formats write alike (a text block, {{"type": "agent_start"}}, "stop") is judged
 as the fitting format the other files of its folder show most (else the first in the order:
-phi-core, Operator-Use, clark-agent, pi, yoagent), and the others are named: clark-agent 0.4 (also
-fits pi).
---format phi-core|clark-agent|operator-use judges every document as that format, --version picks
-its version (phi-core: 0.8 or 0.10, the newest by default; clark-agent: 0.4; operator-use:
-d0da87a6, the default, or d1cdaad8).
+{", ".join(RECOGNITION_ORDER)}), and the others are named: clark-agent 0.4 (also fits pi).
+--format {"|".join(FORMATS)} judges every document as that format, --version picks its version
+(the newest by default; Operator-Use's default is d0da87a6).
 
 Inputs: files, folders, - (standard input) and URLs (s3://bucket/prefix/, a glob such as
 's3://bucket/2025-*/*.jsonl.gz'; needs pip install 'phi-wire[remote]', credentials from s3fs's
@@ -110,6 +109,12 @@ all documents under --strict, are judged by the models themselves.
 VALIDATE_HELP = VALIDATE_HELP.replace("{SELECTION}", SELECTION_HELP)
 
 
+_VERSIONS_SPOKEN = "; ".join(
+    f"{format}: {', '.join(entry.version for entry in versions(format))}" for format in FORMATS
+)
+"""Each format's versions, for --version's help (from the registry: a new version is listed)."""
+
+
 def add_validate(commands: Any) -> None:
     validate = commands.add_parser(
         "validate",
@@ -129,8 +134,8 @@ def add_validate(commands: Any) -> None:
     )
     validate.add_argument(
         "--version",
-        help="the version of --format (phi-core: 0.8, 0.10; clark-agent: 0.4; operator-use: "
-        "d0da87a6, d1cdaad8); with auto, phi-core's (default: each format's default)",
+        help=f"the version of --format ({_VERSIONS_SPOKEN}); with auto, phi-core's (default: each "
+        "format's default)",
     )
     validate.add_argument(
         "--type",
