@@ -1,37 +1,94 @@
-"""The command line on pi's files beyond ``validate`` (tests/test_pi_validate.py): ``convert``,
-whose pi converters are not written yet, says so on one line, never with a traceback; the library's
-``convert`` raises ``UnsupportedConversion`` the same way.
-"""
+"""The command line on pi's files beyond ``validate`` (tests/test_pi_validate.py): ``convert``
+between pi and phi-core both ways (a session file's active branch to a message list, a message
+list to a session file pi opens), between pi's lines (``--to pi/0.73``: what 0.73 cannot hold
+named), and one line, never a traceback, for a value that has no counterpart."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 from command import run
 from corpus import fixtures_root
 
 import phi_wire.pi as pi
+import phi_wire.pi_0_73 as pi_0_73
+import phi_wire.v0_10 as phi
 from phi_wire.convert import UnsupportedConversion, convert
 
+PI = fixtures_root() / "pi"
 
-@pytest.mark.parametrize(
-    "name", ["sessions/linear.jsonl", "valid/Message/Message.user.string_content.json"]
-)
-def test_converting_a_pi_file_says_pi_is_not_converted_yet(
-    capsys: pytest.CaptureFixture[str], name: str
+
+def _lines(text: str) -> list[str]:
+    return text.rstrip("\n").split("\n")
+
+
+def test_a_pi_message_converts_to_phi_core(capsys: pytest.CaptureFixture[str]) -> None:
+    path = PI / "1.5.2" / "valid" / "Message" / "Message.user.string_content.json"
+    code, out, err = run(
+        capsys, "convert", "--from", "pi", "--to", "phi-core", str(path), "-o", "-"
+    )
+    assert code == 0, err
+    message = phi.loads(phi.AgentMessage, out.strip())
+    assert isinstance(message, phi.LlmUserMessage)
+    assert message.content == [phi.TextContent(text=json.loads(path.read_text())["content"])]
+
+
+def test_a_session_file_converts_to_its_active_branch_and_back_to_a_session_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path = fixtures_root() / "pi" / "1.5.2" / name
+    """A session file is recognised (no ``--from``); its active branch is what pi's
+    ``buildSessionContext`` rebuilds (the corpus's context of the same session), and the phi-core
+    message list goes back as a session file pi 1.5 reads, its messages those of the context."""
+    session = PI / "1.5.2" / "sessions" / "branched.jsonl"
+    messages = tmp_path / "branched.phi.jsonl"
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(session), "-o", str(messages))
+    assert code == 0, err
+    context = json.loads((PI / "1.5.2" / "contexts" / "branched.session-context.json").read_text())
+    assert len(_lines(messages.read_text())) == len(context["messages"])
+    code, out, err = run(
+        capsys, "convert", "--from", "phi-core", "--to", "pi", str(messages), "-o", "-"
+    )
+    assert code == 0, err
+    lines = pi.loads(pi.Session, out)
+    assert [line.message.role for line in lines[1:]] == [m["role"] for m in context["messages"]]
+
+
+def test_to_pi_0_73_names_what_0_73_cannot_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    """1.5's session: its system message entry and its 1.5-only keys are losses at their lines;
+    the file written is one pi 0.73 reads."""
+    session = PI / "1.5.2" / "sessions" / "linear.jsonl"
+    code, out, err = run(capsys, "convert", "--to", "pi/0.73", str(session), "-o", "-", "-v")
+    assert code == 0, err
+    pi_0_73.loads(pi_0_73.Session, out)
+    assert "pi 0.73 cannot hold this system message entry" in err
+    assert f"{session} /6/message/thinkingLevel" in err
+
+
+def test_a_0_73_file_to_pi_1_5_loses_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    session = PI / "0.73.1" / "sessions" / "linear.jsonl"
+    code, out, err = run(capsys, "convert", "--to", "pi/1.5", str(session), "-o", "-")
+    assert code == 0 and "nothing lost" in err, err
+    assert out == session.read_text()
+
+
+def test_a_value_without_counterpart_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "entry.json"
+    path.write_text(
+        '{"type":"model_change","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+        '"provider":"faux","modelId":"m"}'
+    )
     code, out, err = run(capsys, "convert", "--from", "pi", "--to", "phi-core", str(path))
-    assert code == 2 and not out, out
-    assert err == f"phi-wire: {path}: pi is not converted yet (no converter)\n", err
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "no phi-core counterpart for pi's ModelChangeEntry" in err, err
 
 
-def test_converting_into_pi_says_so_too(capsys: pytest.CaptureFixture[str]) -> None:
-    path = fixtures_root() / "pi" / "1.5.2" / "sessions" / "linear.jsonl"
-    code, _, err = run(capsys, "convert", "--to", "pi", str(path))
-    assert code == 2 and err.count("\n") == 1 and "pi is not converted yet" in err, err
-
-
-def test_the_librarys_convert_raises_unsupported_conversion() -> None:
+def test_the_librarys_convert_converts_a_pi_message() -> None:
     message = pi.loads(pi.UserMessage, '{"role":"user","content":"hi","timestamp":1}')
-    with pytest.raises(UnsupportedConversion, match="not converted yet"):
-        convert(message, target="phi-core")
+    result = convert(message, target="phi-core")
+    assert result == (phi.LlmUserMessage(content=[phi.TextContent(text="hi")], timestamp=1), ())
+    with pytest.raises(UnsupportedConversion, match="no phi-core counterpart"):
+        convert(pi.loads(pi.StopReason, '"stop"'), source="pi", target="phi-core")

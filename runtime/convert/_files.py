@@ -37,7 +37,7 @@ from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
 from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, unread
-from ._version import VersionError, rewritten
+from ._version import SESSION_FILES, VersionError, rewritten
 from ._wording import not_json, rejected
 
 __all__ = ["MODULES", "Converted", "convert_input"]
@@ -47,6 +47,7 @@ MODULES = {
     "clark-agent": "0.4",
     "operator-use": "d0da87a6",
     "otel-genai": newest("otel-genai").version,
+    "pi": newest("pi").version,
 }
 """The version of each format the converters read and write."""
 
@@ -86,7 +87,7 @@ def _recognised(source: Input, given: str | None) -> Recognised:
     found = recognise_lines(parsed) if source.lines else recognise(parsed[0])
     if given is not None:
         session = (
-            given == "operator-use"
+            given in SESSION_FILES
             and found is not None
             and found.format == given
             and found.type == "SessionFile"
@@ -125,7 +126,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
     if source.session:
         text = source.data
         try:
-            session = module.loads(module.SessionFile, text)
+            session = module.loads(getattr(module, SESSION_FILES[format]), text)
         except module.WireError as error:
             raise _problem(source, 1, text, error, format) from None
         skipped = {error.line for error in session.skipped}
@@ -133,7 +134,7 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
         losses = [
             (
                 f"{source.name}:{error.line}",
-                Loss("", "dropped", f"Operator-Use's reader skips this line ({error})"),
+                Loss("", "dropped", f"{format}'s reader skips this line ({error})"),
             )
             for error in session.skipped
         ]
@@ -252,7 +253,7 @@ def _dumped(value: Any, format: str) -> tuple[list[str], bool, bool]:
     Operator-Use session file: the whole file, one document), whether they are JSONL, and
     whether they are a session file."""
     module = find(MODULES[format], format).load()
-    if format == "operator-use" and type(value).__name__ == "SessionFileLines":
+    if format in SESSION_FILES and type(value).__name__ in ("SessionFileLines", "JsonLines"):
         return [str(module.dumps(value))], True, True
     if isinstance(value, list):
         return [str(module.dumps(item)) for item in value], True, False
@@ -305,11 +306,14 @@ def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple
 def _to_target(value: Any, format: str, target: str, source: Input) -> Conversion[Any]:
     """One step: ``value`` (of ``format``) as ``target``'s; a phi-core message list or session
     to Operator-Use as its session file (how Operator-Use stores a conversation)."""
-    if format == HUB and target == "operator-use":
+    if format == HUB and target in SESSION_FILES:
         if is_session(value):
-            return from_session(value, lambda messages: to_session_file(messages, name=source.name))
+            return from_session(
+                value,
+                lambda messages: to_session_file(messages, target=target, name=source.name),
+            )
         if isinstance(value, list):
-            return to_session_file(value, name=source.name)
+            return to_session_file(value, target=target, name=source.name)
     return convert(value, source=format, target=target, name=source.name)
 
 

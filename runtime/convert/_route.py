@@ -111,6 +111,7 @@ the phi-core form of the source, not into the source)."""
 
 SESSION_WRITERS: dict[str, str] = {
     "operator-use": f"{FOLDERS['operator-use']}.convert:session_from_phi_core",
+    "pi": f"{FOLDERS['pi']}.convert:session_from_phi_core",
 }
 """target -> ``"module:function"`` writing a list of phi-core messages as that format's session
 file (what it stores a conversation as)."""

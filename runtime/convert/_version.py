@@ -7,10 +7,12 @@ rejects is an error naming the document and the version's first problem."""
 
 from __future__ import annotations
 
+import importlib
 import json
+from collections.abc import Callable
 from typing import Any
 
-from phi_wire.formats import WireVersion
+from phi_wire.formats import FOLDERS, WireVersion
 from phi_wire.pointer import escape
 from phi_wire.recognise import parse, type_in
 
@@ -31,11 +33,16 @@ def rewritten(
     ``entry``'s version writes it, and the losses of each (its index, the loss: its pointer into
     the document as first written)."""
     module = entry.load()
+    fit = _fitter(entry)
     out: list[str] = []
     losses: list[tuple[int, Loss]] = []
     for index, text in enumerate(documents):
+        if fit is not None:
+            text, taken = fit(text, session, entry.version)
+            losses += [(index, loss) for loss in taken]
         if session:
-            value = _loaded(module, module.SessionFile, text, entry, index)
+            session_type = getattr(module, SESSION_FILES[entry.format])
+            value = _loaded(module, session_type, text, entry, index)
             out.append(str(module.dumps(value)))
             continue
         document = parse(text)
@@ -50,6 +57,21 @@ def rewritten(
             reason = f"{entry.label} requires it: its reader's default"
             losses.append((index, Loss(pointer, "invented", reason)))
     return out, losses
+
+
+SESSION_FILES = {"operator-use": "SessionFile", "pi": "Session"}
+"""The formats whose session file is read whole (one document), and its type's name; a phi-core
+message list converted to one of them is written as its session file."""
+
+
+def _fitter(entry: WireVersion) -> Callable[[str, bool, str], tuple[str, list[Loss]]] | None:
+    """The format's ``fit_to_version`` (its converters' module), if it has one: what an older
+    version cannot hold taken out of a document, each a loss (pi 0.73's reader refuses a key it
+    does not know, where the other formats' readers drop it)."""
+    module = importlib.import_module(f"{FOLDERS[entry.format]}.convert")
+    fit: Callable[[str, bool, str], tuple[str, list[Loss]]] | None
+    fit = getattr(module, "fit_to_version", None)
+    return fit
 
 
 def _loaded(module: Any, tp: Any, text: str, entry: WireVersion, index: int) -> Any:
