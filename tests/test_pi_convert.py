@@ -33,8 +33,8 @@ from phi_wire.convert import (
     convert_stream,
     to_session_file,
 )
-from phi_wire.formats.pi._shared import LONE_SURROGATE
 from phi_wire.formats.pi.context import context_entries
+from phi_wire.formats.pi.convert import LONE_SURROGATE
 from phi_wire.pointer import escape
 
 ROOT = fixtures_root()
@@ -142,7 +142,7 @@ def test_a_message_round_trips_through_phi_core(path: Path) -> None:
     again = json.loads(pi.dumps(pi.loads(pi.AgentMessage, back[0])))
     _assert_restored(original, again, losses, "pi -> phi-core -> pi")
     if original["role"] not in ("user", "assistant", "toolResult"):  # carried whole
-        assert isinstance(value, phi.ExtensionMessage) and value.role == original["role"]
+        assert isinstance(value, phi.ExtensionMessage) and value.kind == f"pi.{original['role']}"
         assert again == original
 
 

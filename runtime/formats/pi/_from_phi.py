@@ -145,17 +145,26 @@ def message_from_phi(message: Any, pointer: str, losses: Losses) -> Any:
                 "timestamp": message.timestamp,
             }
         )
+    if type(message).__module__ == phi.AgentStart.__module__:
+        raise UnsupportedConversion(NO_EVENTS)
     raise UnsupportedConversion(f"not a phi-core message: {type(message).__name__}")
+
+
+NO_EVENTS = (
+    "phi-core's events are not converted to pi's (pi's event streams convert to phi-core's, not "
+    "back)"
+)
 
 
 def _extension(message: Any, pointer: str, losses: Losses) -> Any:
     """A pi message an ExtensionMessage carries (``pi.<role>``), else a pi ``custom`` message
     whose details carry the ExtensionMessage (``{"phi-core": {"role", "data"}}``)."""
     role, data = message.role, message.data
-    ours = message.kind == EXTENSION_KIND.format(role=role) and role in PI_ROLES
-    if ours and isinstance(data, dict) and "role" not in data:
+    carried = message.kind.removeprefix(EXTENSION_KIND.format(role=""))
+    ours = role == "extension" and message.kind == EXTENSION_KIND.format(role=carried)
+    if ours and carried in PI_ROLES and isinstance(data, dict) and "role" not in data:
         try:
-            return PI_ROLES[role].model_validate({"role": role, **data})
+            return PI_ROLES[carried].model_validate({"role": carried, **data})
         except WireError:
             pass  # not what pi writes: carried as any other extension
     for key, value in (("content", "[]"), ("display", "false"), ("timestamp", "0")):

@@ -16,8 +16,8 @@ LossKind = Literal["dropped", "invented", "changed"]
 
 EXTENSION_ROLES = ("system", "custom", "bashExecution", "branchSummary", "compactionSummary")
 """pi's roles phi-core has no message for (pi-ai's ``system`` of 1.5, the coding agent's custom
-roles): each is carried whole in an ``ExtensionMessage`` (role: pi's, kind ``pi.<role>``, data:
-the message's other keys), so it comes back as it was."""
+roles): each is carried whole in an ``ExtensionMessage`` (role ``extension``, kind
+``pi.<role>``, data: the message's other keys), so it comes back as it was."""
 EXTENSION_KIND = "pi.{role}"
 """An ExtensionMessage's kind for a pi message of that role."""
 CARRIED_KEY = "phi-core"

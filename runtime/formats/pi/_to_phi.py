@@ -145,7 +145,8 @@ MESSAGE_KEYS: dict[str, tuple[Any, set[str]]] = {
 def message_to_phi(message: dict[str, Any], pointer: str, losses: Losses) -> Any:
     """One pi message (its JSON): user, assistant, toolResult as phi-core's; every other role
     (system, custom, bashExecution, branchSummary, compactionSummary) as an ExtensionMessage
-    carrying it whole."""
+    carrying it whole (role "extension", as phi-core's ``ExtensionMessage::new`` writes; pi's
+    role is in its kind)."""
     role = message["role"]
     if role in MESSAGE_KEYS:
         convert, kept = MESSAGE_KEYS[role]
@@ -166,7 +167,7 @@ def message_to_phi(message: dict[str, Any], pointer: str, losses: Losses) -> Any
             "phi-core writes an ExtensionMessage's data sorted: pi's key order comes back as "
             "pi's constructor writes it",
         )
-    return phi.ExtensionMessage(role=role, kind=EXTENSION_KIND.format(role=role), data=data)
+    return phi.ExtensionMessage(role="extension", kind=EXTENSION_KIND.format(role=role), data=data)
 
 
 def _carried(message: dict[str, Any]) -> dict[str, Any] | None:

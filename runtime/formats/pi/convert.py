@@ -8,9 +8,10 @@ file (``session_from_phi_core``). The mapping table, and why each choice, is
   ``errorMessage`` <-> ``error_message``; usage counts by name (``cost`` and ``cacheWrite1h`` are
   dropped, and invented as zeros on the way back); a string user content <-> one text block.
 * pi's other roles (1.5's ``system``, the coding agent's ``custom``, ``bashExecution``,
-  ``branchSummary``, ``compactionSummary``) ride whole in an ``ExtensionMessage`` (role: pi's,
-  kind ``pi.<role>``): they come back as they were. A phi-core ExtensionMessage of another kind
-  becomes a pi ``custom`` message that carries it in ``details`` and comes back as it was.
+  ``branchSummary``, ``compactionSummary``) ride whole in an ``ExtensionMessage`` (role
+  ``extension``, kind ``pi.<role>``): they come back as they were. A phi-core ExtensionMessage
+  of another kind becomes a pi ``custom`` message that carries it in ``details`` and comes back
+  as it was.
 * Every key pi writes that phi-core has no place for (``api``, ``responseId``, ``durationMs``,
   ``details``, ``textSignature``...) is a ``dropped`` loss at its pointer; every value pi requires
   and phi-core lacks (``api``, ``cost``) an ``invented`` one.
@@ -29,12 +30,18 @@ from phi_wire.convert import Conversion, UnsupportedConversion
 
 from . import _from_phi, _to_phi
 from ._from_phi import session_from_phi_core
-from ._shared import Losses, well_formed
+from ._shared import LONE_SURROGATE, Losses, well_formed
 from .base import JsModel
 from .codec import dumps
 from .versions import fit as fit_to_version
 
-__all__ = ["fit_to_version", "from_phi_core", "session_from_phi_core", "to_phi_core"]
+__all__ = [
+    "LONE_SURROGATE",
+    "fit_to_version",
+    "from_phi_core",
+    "session_from_phi_core",
+    "to_phi_core",
+]
 
 MESSAGE_CLASSES = frozenset(
     {
