@@ -24,18 +24,21 @@ from corpus import Fixture, manifest
 from phi_wire.convert import Document, Loss, Lost, convert_stream
 from phi_wire.pointer import escape
 
-FORMATS = ("phi-core", "clark-agent", "operator-use")
+FORMATS = ("phi-core", "clark-agent", "operator-use", "pi")
 CORPORA = (
     ("phi-core", "0.8.0"),
     ("phi-core", "0.10.0"),
     ("clark-agent", "0.4.0"),
     ("operator-use", "d0da87a6"),
     ("operator-use", "d1cdaad8"),
+    ("pi", "0.73.1"),
+    ("pi", "1.5.2"),
 )
 MESSAGE_TYPES = {  # the corpus types that are messages (a clark-agent history: its rows)
     "phi-core": {"AgentMessage", "Message", "LlmMessage", "ExtensionMessage"},
     "clark-agent": {"AgentMessage"},
     "operator-use": {"AgentMessage"},
+    "pi": {"Message", "AgentMessage", "ToolResultMessage"},
 }
 
 
@@ -100,9 +103,14 @@ def _named_by(pointer: str, losses: list[Loss]) -> bool:
     return any(pointer == loss.pointer or pointer.startswith(loss.pointer + "/") for loss in losses)
 
 
+RENAMED = {"thinkingsignature": "signature"}
+"""Keys a format names otherwise than phi-core does (pi's ``thinkingSignature``)."""
+
+
 def _key(pointer: str) -> str:
     """A pointer's last key, spelt alike in every format (``tool_name``, ``toolName``)."""
-    return pointer.rsplit("/", 1)[-1].replace("_", "").lower()
+    key = pointer.rsplit("/", 1)[-1].replace("_", "").lower()
+    return RENAMED.get(key, key)
 
 
 def _named_by_the_hub_step(pointer: str, losses: list[Loss]) -> bool:
@@ -131,7 +139,25 @@ def test_the_corpus_holds_messages_of_every_format() -> None:
     assert len(MESSAGES) > 200
 
 
-@pytest.mark.parametrize(("fixture", "target"), MESSAGES, ids=[_ids(f, t) for f, t in MESSAGES])
+OPERATOR_USE_SYSTEM_IN_A_SESSION_FILE = pytest.mark.xfail(
+    strict=True,
+    reason="Operator-Use's session_from_phi_core: a system ExtensionMessage whose data phi-core "
+    "wrote sorted is read as a d1cdaad8 model and refused by a d0da87a6 MessageEntry (a "
+    "traceback; without pi too: a phi-core JSONL of it and one more message, --to operator-use)",
+)
+
+
+def _marked(fixture: Fixture, target: str) -> Any:
+    if fixture.implementation == "operator-use" and target == "pi" and ".system." in fixture.id:
+        return pytest.param(fixture, target, marks=OPERATOR_USE_SYSTEM_IN_A_SESSION_FILE)
+    return pytest.param(fixture, target)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "target"),
+    [_marked(f, t) for f, t in MESSAGES],
+    ids=[_ids(f, t) for f, t in MESSAGES],
+)
 def test_a_round_trip_restores_every_leaf_no_loss_names(fixture: Fixture, target: str) -> None:
     """source -> target -> source gives every leaf of the source back, as it was (its JSON
     type too), unless a loss of the first step names it."""

@@ -39,6 +39,8 @@ _LLM_META = {
     "parent_id": "parentId",
     "provenance_hint": "provenanceHint",
 }
+JS_SAFE_INTEGER = 2**53 - 1
+"""The largest integer a JavaScript number holds exactly."""
 ZERO_COST = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
 
 
@@ -59,10 +61,24 @@ def block_from_phi(block: Any, pointer: str, losses: Losses, lane: str) -> dict[
         if not isinstance(arguments, dict):
             losses.add(pointer, "changed", 'pi\'s arguments are an object: written {"value": ...}')
             arguments = {"value": arguments}
+        unsafe_numbers(block.arguments, at(pointer, "arguments"), losses)
         return {"type": "toolCall", "id": block.id, "name": block.name, "arguments": arguments}
     where = "an assistant's" if lane == "assistant" else "user and tool-result"
     losses.add(pointer, "dropped", f"pi's {where} content has no {block.type} block")
     return None
+
+
+def unsafe_numbers(value: Any, pointer: str, losses: Losses) -> None:
+    """A ``changed`` loss at each integer of a free-form value a JavaScript number cannot hold
+    exactly (pi reads and writes doubles)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            unsafe_numbers(item, at(pointer, key), losses)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            unsafe_numbers(item, at(pointer, index), losses)
+    elif type(value) is int and abs(value) > JS_SAFE_INTEGER:
+        losses.add(pointer, "changed", "pi's numbers are doubles: rounded")
 
 
 def _blocks(blocks: Sequence[Any], pointer: str, losses: Losses, lane: str) -> list[Any]:
@@ -104,9 +120,13 @@ def _meta(message: Any, pointer: str, losses: Losses) -> None:
 
 def message_from_phi(message: Any, pointer: str, losses: Losses) -> Any:
     """One phi-core message as pi 1.5's model."""
+    if type(message).__module__ == phi.AgentStart.__module__:
+        raise UnsupportedConversion(NO_EVENTS)
     if isinstance(message, phi.ExtensionMessage):
         return _extension(message, pointer, losses)
     _meta(message, pointer, losses)
+    if message.timestamp > JS_SAFE_INTEGER:
+        losses.add(at(pointer, "timestamp"), "changed", "pi's numbers are doubles: rounded")
     content = at(pointer, "content")
     if isinstance(message, phi.UserMessage | phi.LlmUserMessage):
         blocks = _blocks(message.content, content, losses, "user")
@@ -145,8 +165,6 @@ def message_from_phi(message: Any, pointer: str, losses: Losses) -> Any:
                 "timestamp": message.timestamp,
             }
         )
-    if type(message).__module__ == phi.AgentStart.__module__:
-        raise UnsupportedConversion(NO_EVENTS)
     raise UnsupportedConversion(f"not a phi-core message: {type(message).__name__}")
 
 
@@ -160,6 +178,7 @@ def _extension(message: Any, pointer: str, losses: Losses) -> Any:
     """A pi message an ExtensionMessage carries (``pi.<role>``), else a pi ``custom`` message
     whose details carry the ExtensionMessage (``{"phi-core": {"role", "data"}}``)."""
     role, data = message.role, message.data
+    unsafe_numbers(data, at(pointer, "data"), losses)
     carried = message.kind.removeprefix(EXTENSION_KIND.format(role=""))
     ours = role == "extension" and message.kind == EXTENSION_KIND.format(role=carried)
     if ours and carried in PI_ROLES and isinstance(data, dict) and "role" not in data:

@@ -31,6 +31,15 @@ def _free(value: Any, key: str, pointer: str, losses: Losses) -> Any:
     return value
 
 
+def timestamp_to_phi(message: dict[str, Any], pointer: str, losses: Losses) -> int:
+    """A message's timestamp (a JavaScript number) as phi-core's u64."""
+    stamp: int = message["timestamp"]
+    if stamp > U64_MAX:
+        losses.add(at(pointer, "timestamp"), "changed", "above phi-core's u64: its largest")
+        return U64_MAX
+    return stamp
+
+
 def block_to_phi(block: dict[str, Any], pointer: str, losses: Losses) -> Any:
     """One pi content block (text, thinking, image, toolCall)."""
     kind = block.get("type")
@@ -91,7 +100,7 @@ def _user(message: dict[str, Any], pointer: str, losses: Losses) -> Any:
                 "back as",
             )
         blocks = _blocks(content, at(pointer, "content"), losses)
-    return phi.LlmUserMessage(content=blocks, timestamp=message["timestamp"])
+    return phi.LlmUserMessage(content=blocks, timestamp=timestamp_to_phi(message, pointer, losses))
 
 
 def _assistant(message: dict[str, Any], pointer: str, losses: Losses) -> Any:
@@ -104,7 +113,7 @@ def _assistant(message: dict[str, Any], pointer: str, losses: Losses) -> Any:
         model=message["model"],
         provider=message["provider"],
         usage=usage_to_phi(message["usage"], at(pointer, "usage"), losses),
-        timestamp=message["timestamp"],
+        timestamp=timestamp_to_phi(message, pointer, losses),
         error_message=message.get("errorMessage"),
     )
 
@@ -115,7 +124,7 @@ def _tool_result(message: dict[str, Any], pointer: str, losses: Losses) -> Any:
         tool_name=message["toolName"],
         content=_blocks(message["content"], at(pointer, "content"), losses),
         is_error=message["isError"],
-        timestamp=message["timestamp"],
+        timestamp=timestamp_to_phi(message, pointer, losses),
     )
 
 
