@@ -147,9 +147,23 @@ OPERATOR_USE_SYSTEM_IN_A_SESSION_FILE = pytest.mark.xfail(
 )
 
 
+CLARK_SYSTEM_TIME_BEYOND_A_DOUBLE = pytest.mark.xfail(
+    strict=True,
+    reason="pi's numbers are doubles: a clark system message's u64::MAX timestamp comes back "
+    "as 2**64 (a changed loss at the phi-core form's data/timestamp), which clark-agent's "
+    "converter no longer takes for a system message's: it writes a custom one, role and all",
+)
+
+
 def _marked(fixture: Fixture, target: str) -> Any:
     if fixture.implementation == "operator-use" and target == "pi" and ".system." in fixture.id:
         return pytest.param(fixture, target, marks=OPERATOR_USE_SYSTEM_IN_A_SESSION_FILE)
+    if (
+        fixture.implementation == "clark-agent"
+        and target == "pi"
+        and "system.timestamp_u64" in (fixture.id)
+    ):
+        return pytest.param(fixture, target, marks=CLARK_SYSTEM_TIME_BEYOND_A_DOUBLE)
     return pytest.param(fixture, target)
 
 
