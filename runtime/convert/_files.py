@@ -333,7 +333,7 @@ def convert_input(
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     recognised = _recognised(source, given)
-    if recognised.format not in MODULES or target not in MODULES:  # pi: not converted yet
+    if recognised.format not in MODULES or target not in MODULES:  # named, not spoken yet
         no = recognised.format if recognised.format not in MODULES else target
         raise ConvertError(f"{source.name}: {no} is not converted yet (no converter)")
     if recognised.type == "SessionFile":

@@ -239,7 +239,7 @@ def session_from_phi_core(
         "timestamp": iso(first),
         "cwd": cwd,
     }
-    losses.add("", "invented", "a pi session file's header: its id derived, cwd given")
+    losses.add("", "invented", f"a pi session file's header: a derived id, cwd {cwd!r}")
     lines: list[Any] = [pi.SessionHeader.model_validate(header)]
     parent: str | None = None
     last = first
