@@ -10,7 +10,12 @@ sessions back with their own ``SessionManager`` (issue 20's live interoperabilit
   before, and sends the whole history to the model for one more turn, appending to the file;
   pi 1.5 opens a 0.73 session unchanged too; a file pi cannot open is one line and exit 1;
 * phi-wire reads everything pi wrote in both (``phi_wire.pi_0_73``, ``phi_wire.pi_1_5``) as its
-  type and writes it back byte for byte, and refuses the file pi refuses, with pi's reason.
+  type and writes it back byte for byte, and refuses the file pi refuses, with pi's reason;
+* conversions: a phi-core ``Session`` phi-wire converts to a pi session file (``--to pi/<line>``)
+  is opened by pi's ``SessionManager`` without a byte rewritten and rebuilt by its
+  ``buildSessionContext`` into exactly the messages phi-wire wrote, which go to the model; the
+  messages phi-wire converts go into a session through ``appendMessage`` as they are; pi's own
+  session goes to phi-core and back with every leaf no loss names, and pi opens the result.
 
 A missing node, npm package or pi install is a failure naming ``make pi-live``, never a skip.
 """
@@ -24,11 +29,14 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 import pytest
-from corpus import ROOT
+from corpus import ROOT, fixtures_root
 from test_pi_schemas import VERSIONS, Case, errors, pi_lines
 
 import phi_wire.pi_0_73 as pi_0_73
 import phi_wire.pi_1_5 as pi_1_5
+import phi_wire.v0_10 as phi
+from phi_wire.convert import Document, convert, convert_file, to_session_file
+from phi_wire.formats.pi.context import context_entries
 
 RUN = ROOT / "tools" / "pi-live" / "run"
 MODULES: dict[str, ModuleType] = {"0.73": pi_0_73, "1.5": pi_1_5}
@@ -171,7 +179,7 @@ def test_phi_wire_reads_what_pi_writes_byte_for_byte(produced: Run) -> None:
     """What the real pi wrote is read by phi-wire as pi's own types and written back exactly:
     every event of both streams, the session file whole and per line, the rebuilt context.
 
-    (Issue 20's second half plugs in here: each of these converted to phi-core and back.)"""
+    (Converted to phi-core and back: ``test_what_pi_writes_goes_to_phi_core_and_back``.)"""
     assert assert_phi_wire_reads_exactly(produced.line, produced.out) > 60
 
 
@@ -241,9 +249,9 @@ def test_pi_reads_its_own_session_back_unchanged(produced: Run, tmp_path: Path) 
     """pi opens the session it wrote without rewriting it, rebuilds the same context, sends that
     history whole to the model with the new question, and appends the turn to the file.
 
-    Issue 20's second half plugs in here, with the converters: the session and the messages phi-wire
-    converts from phi-core go through ``consume`` (``--session``, ``--messages``) the same way,
-    and pi may change nothing but what the conversion reported as lost."""
+    The session and the messages phi-wire converts from phi-core go through ``consume`` the same
+    way: ``test_pi_opens_a_session_phi_wire_converted_from_phi_core_unchanged`` and
+    ``test_pi_takes_messages_phi_wire_converted_from_phi_core_as_they_are``."""
     written = (produced.out / "session.jsonl").read_bytes()
     consumed = run_pi(
         produced.line,
@@ -268,7 +276,7 @@ def test_pi_reads_its_own_session_back_unchanged(produced: Run, tmp_path: Path) 
 
 
 def test_pi_reads_a_message_list_into_a_new_session(produced: Run, tmp_path: Path) -> None:
-    """A JSON list of messages (what phi-wire's converter will write) goes into a new session
+    """A JSON list of messages (what phi-wire's converter writes) goes into a new session
     through pi's appendMessage, comes back from buildSessionContext as it was, and is sent to the
     model whole."""
     messages = read_json(produced.out / "session-context.json")["messages"]
@@ -322,3 +330,117 @@ def test_a_file_pi_cannot_open_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert "pi cannot open it: Session file is not a valid pi session" in refused.stderr
     with pytest.raises(pi_1_5.WireError, match="Session file is not a valid pi session"):
         pi_1_5.loads(pi_1_5.Session, headless.read_bytes())
+
+
+# --- conversions, live (issue 20's second half) ---------------------------------------------------
+
+PHI_SESSION = fixtures_root() / "phi-core" / "0.10.0" / "sessions" / "session.main.json"
+"""A phi-core ``Session`` of the corpus (tool calls, thinking, an extension message, loops)."""
+LLM_ROLES = ("user", "assistant", "toolResult")
+
+
+def context_of(session_text: str) -> list[Any]:
+    """The messages pi's ``buildSessionContext`` gives for a session file (phi-wire's
+    ``context_entries``, checked against pi's own contexts in tests/test_pi_convert.py)."""
+    lines = [json.loads(line) for line in session_text.splitlines()]
+    return [message for _, found in context_entries(lines) for message, _, _ in found]
+
+
+def leaves(value: Any, pointer: str = "") -> list[tuple[str, Any]]:
+    """(pointer, value) of every leaf of a JSON value (an empty array or object is one)."""
+    if isinstance(value, dict) and value:
+        items: list[tuple[str, Any]] = list(value.items())
+    elif isinstance(value, list) and value:
+        items = [(str(index), item) for index, item in enumerate(value)]
+    else:
+        return [(pointer, value)]
+    found = []
+    for key, item in items:
+        found += leaves(item, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}")
+    return found
+
+
+def value_at(value: Any, pointer: str) -> Any:
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    return value
+
+
+def assert_sent_as_history(sent: list[Any], history: list[Any]) -> None:
+    """The model was sent the history: user, assistant and toolResult messages as they are; the
+    others as pi's ``convertToLlm`` sends them, as user messages (the difference of meaning
+    docs/conversions/pi.md states: phi-core never sends an extension message)."""
+    for index, message in enumerate(history):
+        if message["role"] in LLM_ROLES:
+            assert sent[index] == message, index
+        else:
+            assert sent[index]["role"] == "user", index
+
+
+@pytest.mark.parametrize("line", list(LINES))
+def test_pi_opens_a_session_phi_wire_converted_from_phi_core_unchanged(
+    line: str, tmp_path: Path
+) -> None:
+    """phi-core's Session, converted by phi-wire (``--to pi/<line>``), is opened by pi's own
+    ``SessionManager`` without a byte rewritten, its ``buildSessionContext`` gives exactly the
+    messages phi-wire wrote, and the whole history goes to the model."""
+    items = list(convert_file(PHI_SESSION, target="pi", version=line))
+    (document,) = [item for item in items if isinstance(item, Document)]
+    written = tmp_path / "session.jsonl"
+    written.write_text(document.text, "utf-8")
+    consumed = run_pi(line, "consume", tmp_path / "consumed", "--session", str(written)).out
+    assert read_json(consumed / "report.json")["rewritten"] is False
+    assert (consumed / "session.opened.jsonl").read_bytes() == written.read_bytes()
+    history = context_of(document.text)
+    session = phi.loads(phi.Session, PHI_SESSION.read_bytes())
+    assert len(history) == sum(len(loop.messages) for loop in session.loops)
+    assert read_json(consumed / "session-context.json")["messages"] == history
+    assert_sent_as_history(read_json(consumed / "provider-context.json")["messages"], history)
+    assert_schemas_accept(LINES[line], consumed)
+    assert_phi_wire_reads_exactly(line, consumed)
+
+
+@pytest.mark.parametrize("line", list(LINES))
+def test_pi_takes_messages_phi_wire_converted_from_phi_core_as_they_are(
+    line: str, tmp_path: Path
+) -> None:
+    session = phi.loads(phi.Session, PHI_SESSION.read_bytes())
+    converted = convert(session, source="phi-core", target="pi").value
+    assert isinstance(converted, list)
+    messages = [json.loads(pi_1_5.dumps(message)) for message in converted]
+    listed = tmp_path / "messages.json"
+    listed.write_text(json.dumps(messages), "utf-8")
+    consumed = run_pi(line, "consume", tmp_path / "consumed", "--messages", str(listed)).out
+    assert read_json(consumed / "session-context.json")["messages"] == messages
+    assert_sent_as_history(read_json(consumed / "provider-context.json")["messages"], messages)
+
+
+def test_what_pi_writes_goes_to_phi_core_and_back(produced: Run, tmp_path: Path) -> None:
+    """pi's session to phi-core (its active branch) and back to a session file: every leaf of
+    every message pi rebuilt is back unless a loss names it, and pi opens the file unchanged."""
+    session = produced.out / "session.jsonl"
+    module = MODULES[produced.line]
+    result = convert(module.loads(module.Session, session.read_bytes()), target="phi-core")
+    losses = list(result.losses)  # pointers: /<line index>/...
+    assert isinstance(result.value, list)
+    values = [phi.loads(phi.AgentMessage, phi.dumps(value)) for value in result.value]
+    back = to_session_file(values, target="pi", name=str(session))
+    text = pi_1_5.dumps(back.value)
+    original = context_of(session.read_text("utf-8"))
+    again = context_of(text)
+    assert len(again) == len(original)
+    lines = [json.loads(line) for line in session.read_text("utf-8").splitlines()]
+    where = [f"/{index}{inner}" for index, found in context_entries(lines) for _, inner, _ in found]
+    for pointer, message, returned in zip(where, original, again, strict=True):
+        for inner, leaf in leaves(message):
+            at = pointer + inner
+            if any(at == loss.pointer or at.startswith(loss.pointer + "/") for loss in losses):
+                continue
+            assert value_at(returned, inner) == leaf, at
+    if produced.line == "1.5":
+        reopened = tmp_path / "again.jsonl"
+        reopened.write_text(text, "utf-8")
+        consumed = run_pi("1.5", "consume", tmp_path / "consumed", "--session", str(reopened))
+        assert read_json(consumed.out / "report.json")["rewritten"] is False
+        assert read_json(consumed.out / "session-context.json")["messages"] == again

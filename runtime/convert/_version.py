@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from phi_wire.formats import FOLDERS, WireVersion
+from phi_wire.formats import FOLDERS, HUB, WireVersion
 from phi_wire.pointer import escape
 from phi_wire.recognise import parse, type_in
 
@@ -68,6 +68,8 @@ def _fitter(entry: WireVersion) -> Callable[[str, bool, str], tuple[str, list[Lo
     """The format's ``fit_to_version`` (its converters' module), if it has one: what an older
     version cannot hold taken out of a document, each a loss (pi 0.73's reader refuses a key it
     does not know, where the other formats' readers drop it)."""
+    if entry.format == HUB:  # the hub has no converters
+        return None
     module = importlib.import_module(f"{FOLDERS[entry.format]}.convert")
     fit: Callable[[str, bool, str], tuple[str, list[Loss]]] | None
     fit = getattr(module, "fit_to_version", None)
