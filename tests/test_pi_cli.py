@@ -73,6 +73,19 @@ def test_a_0_73_file_to_pi_1_5_loses_nothing(capsys: pytest.CaptureFixture[str])
     assert out == session.read_text()
 
 
+def test_a_line_pi_skips_is_a_loss_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """pi's ``SessionManager.open()`` skips a line that is not JSON; so does the conversion, and
+    says so at the line (before: the whole file refused as invalid JSON)."""
+    session = PI / "1.5.2" / "accepted" / "Session" / "v3_malformed_line_not_rewritten.input.jsonl"
+    code, out, err = run(capsys, "convert", "--to", "phi-core", str(session), "-o", "-", "-v")
+    assert code == 0, err
+    assert "pi's reader skips this line" in err and f"{session}:3 " in err, err
+    assert [phi.loads(phi.AgentMessage, line).role for line in _lines(out)] == [
+        "user",
+        "assistant",
+    ]
+
+
 def test_a_value_without_counterpart_is_one_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -49,11 +49,10 @@ MESSAGES = [
 ]
 SESSIONS = [
     path for release in RELEASES for path in sorted((PI / release / "sessions").glob("*"))
-] + [  # legacy and 0.73 files, as pi 1.5 opens (migrates) them; malformed lines: see docs/pi.md
+] + [  # legacy and 0.73 files, as pi 1.5 opens (migrates) them, lines it skips included
     path
     for release in RELEASES
     for path in sorted((PI / release / "accepted" / "Session").glob("*.input.jsonl"))
-    if "malformed" not in path.name
 ]
 CONTEXTS = [path for release in RELEASES for path in sorted((PI / release / "contexts").glob("*"))]
 PHI_MESSAGES = sorted((ROOT / "phi-core" / "0.10.0" / "valid" / "AgentMessage").glob("*.json"))

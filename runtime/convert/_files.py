@@ -81,9 +81,22 @@ def _parsed(source: Input, line: int, text: bytes, format: str | None = None) ->
         raise ConvertError(f"{source.name}:{line + within - 1}: {message}") from None
 
 
+def _is_session_header(document: Any) -> bool:
+    """A session file's first line (pi's and Operator-Use's: ``{"type":"session",...}``)."""
+    return isinstance(document, dict) and document.get("type") == "session"
+
+
 def _recognised(source: Input, given: str | None) -> Recognised:
     """The format (and, for a session file, the type) of an input: given, or recognised."""
-    parsed = [_parsed(source, line, text, given) for line, text in source.documents[:64]]
+    parsed: list[Any] = []
+    for line, text in source.documents[:64]:
+        try:
+            parsed.append(_parsed(source, line, text, given))
+        except ConvertError:
+            if not (parsed and _is_session_header(parsed[0])):
+                raise
+            # a session file's reader skips a line that is not JSON (pi's, Operator-Use's):
+            # ``_loaded`` names it as a loss; a JSONL file of another kind stops here
     found = recognise_lines(parsed) if source.lines else recognise(parsed[0])
     if given is not None:
         session = (
