@@ -66,6 +66,21 @@ def test_to_pi_0_73_names_what_0_73_cannot_hold(capsys: pytest.CaptureFixture[st
     assert f"{session} /6/message/thinkingLevel" in err
 
 
+def test_what_0_73_has_no_type_for_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A 1.5 document of a type 0.73 does not have (a system message; the CLI's RPC lines): one
+    line naming it, exit 2 (before: a traceback, AttributeError)."""
+    response = next((PI / "1.5.2" / "valid" / "RpcResponse").glob("*.json"))
+    code, out, err = run(capsys, "convert", "--from", "pi", "--to", "pi/0.73", str(response))
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "cannot be written as pi 0.73: pi 0.73 has no RpcResponse (pi 1.5 added it)" in err
+    system = PI / "1.5.2" / "valid" / "Message" / "Message.system.string_content.json"
+    code, out, err = run(capsys, "convert", "--from", "pi", "--to", "pi/0.73", str(system))
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "unknown variant 'system'" in err
+
+
 def test_a_0_73_file_to_pi_1_5_loses_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     session = PI / "0.73.1" / "sessions" / "linear.jsonl"
     code, out, err = run(capsys, "convert", "--to", "pi/1.5", str(session), "-o", "-")

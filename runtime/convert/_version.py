@@ -38,7 +38,12 @@ def rewritten(
     losses: list[tuple[int, Loss]] = []
     for index, text in enumerate(documents):
         if fit is not None:
-            text, taken = fit(text, session, entry.version)
+            try:
+                text, taken = fit(text, session, entry.version)
+            except ValueError as error:
+                raise VersionError(
+                    f"output document {index + 1} cannot be written as {entry.label}: {error}"
+                ) from None
             losses += [(index, loss) for loss in taken]
         if session:
             session_type = getattr(module, SESSION_FILES[entry.format])

@@ -55,12 +55,15 @@ def _delete(document: Any, pointer: str) -> bool:
 def fit(text: str, session: bool, version: str) -> tuple[str, list[Loss]]:
     """``text`` (a document pi 1.5 writes; ``session``: a whole session file) without what pi
     ``version`` cannot hold, and the losses (pointers into ``text``; a session file's: ``/<line
-    index>/...``, the header ``/0``)."""
+    index>/...``, the header ``/0``); ``ValueError`` for a document of a type ``version`` does
+    not have."""
     if not session:
         document = parse(text)
         kind = type_in("pi", document)
         if not kind:
             return text, []
+        if not hasattr(find(version, "pi").load(), kind):
+            raise ValueError(f"pi {version} has no {kind} (pi 1.5 added it)")
         fitted, losses = fit_document(document, kind, version)
         return (stringify(fitted) if losses else text), losses
     module = find(version, "pi").load()
