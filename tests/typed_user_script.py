@@ -28,7 +28,13 @@ import phi_wire.v0_8 as v8
 import phi_wire.v0_10 as v10
 from phi_wire import sse
 from phi_wire.convert import Conversion, convert
-from phi_wire.convert.values import AnyValue, ClarkAgentValue, OperatorUseValue, PhiCoreValue
+from phi_wire.convert.values import (
+    AnyValue,
+    ClarkAgentValue,
+    OperatorUseValue,
+    PhiCoreValue,
+    PiValue,
+)
 
 TEXT = "{}"
 
@@ -126,6 +132,7 @@ assert_type(to_phi, Conversion[PhiCoreValue])
 assert_type(convert(row).value, PhiCoreValue)
 assert_type(convert(event, target="clark-agent").value, ClarkAgentValue)
 assert_type(convert(session, target="operator-use").value, OperatorUseValue)
+assert_type(convert(row, target="pi").value, PiValue)
 TARGET: str = "phi-core"
 assert_type(convert(session, target=TARGET).value, AnyValue)
 print(to_phi.value.no_such_attribute)  # error: has no attribute "no_such_attribute"

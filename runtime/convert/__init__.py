@@ -8,7 +8,7 @@
 
 Statically, ``result.value`` is the target's value type (``phi_wire.convert.values``): a
 ``PhiCoreValue`` for ``target="phi-core"`` (the default), ``ClarkAgentValue``,
-``OperatorUseValue``; ``AnyValue`` when the target is a ``str`` known at run time only.
+``OperatorUseValue``, ``PiValue``; ``AnyValue`` when the target is a ``str`` known at run time only.
 
 Each ``Loss`` names a JSON pointer into the *source* document and a reason. Nothing is lost
 silently: a piece of the source that no loss names survives a round trip source -> target ->

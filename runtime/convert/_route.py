@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the value types import every format's models; convert itsel
         OperatorUseValue,
         PhiCoreItem,
         PhiCoreValue,
+        PiValue,
     )
 
 __all__ = ["CONVERTERS", "SESSION_WRITERS", "convert", "to_session_file"]
@@ -71,6 +72,10 @@ def convert(
     target: Literal["operator-use"],
     name: str = "",
 ) -> Conversion[OperatorUseValue]: ...
+@overload
+def convert(
+    value: Convertible, *, source: str | None = None, target: Literal["pi"], name: str = ""
+) -> Conversion[PiValue]: ...
 @overload
 def convert(
     value: Convertible, *, source: str | None = None, target: str, name: str = ""

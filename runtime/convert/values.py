@@ -18,6 +18,8 @@ from typing_extensions import TypeAliasType
 import phi_wire.clark_agent as _clark_agent
 import phi_wire.operator_use as _operator_use
 import phi_wire.operator_use_d1cdaad8 as _operator_use_d1cdaad8
+import phi_wire.pi_0_73 as _pi_0_73
+import phi_wire.pi_1_5 as _pi_1_5
 import phi_wire.v0_8 as _v0_8
 import phi_wire.v0_10 as _v0_10
 
@@ -31,6 +33,8 @@ __all__ = [
     "OperatorUseValue",
     "PhiCoreItem",
     "PhiCoreValue",
+    "PiItem",
+    "PiValue",
 ]
 
 PhiCoreItem = TypeAliasType("PhiCoreItem", _v0_8.WireValue | _v0_10.WireValue)
@@ -51,9 +55,15 @@ OperatorUseValue = TypeAliasType("OperatorUseValue", OperatorUseItem | list[Oper
 """What a conversion to Operator-Use gives: one Operator-Use value, a list of them (a
 ``SessionFileLines`` is one), or None."""
 
-AnyItem = TypeAliasType("AnyItem", PhiCoreItem | ClarkAgentItem | OperatorUseItem)
+PiItem = TypeAliasType("PiItem", _pi_0_73.WireValue | _pi_1_5.WireValue)
+"""One pi value: a model or enum member of pi 0.73 or 1.5."""
+PiValue = TypeAliasType("PiValue", PiItem | list[PiItem] | None)
+"""What a conversion to pi gives: one pi value, a list of them (a session file's ``JsonLines``
+is one), or None."""
+
+AnyItem = TypeAliasType("AnyItem", PhiCoreItem | ClarkAgentItem | OperatorUseItem | PiItem)
 """One value of any format."""
-AnyValue = TypeAliasType("AnyValue", PhiCoreValue | ClarkAgentValue | OperatorUseValue)
+AnyValue = TypeAliasType("AnyValue", PhiCoreValue | ClarkAgentValue | OperatorUseValue | PiValue)
 """What a conversion to a format named at run time gives."""
 Convertible = TypeAliasType("Convertible", AnyItem | Sequence[AnyItem])
 """What ``convert`` takes: a value of any format, or a sequence of them (a ``SessionFileLines``
