@@ -47,6 +47,7 @@ MODULES = {
     "clark-agent": "0.4",
     "operator-use": "d0da87a6",
     "otel-genai": newest("otel-genai").version,
+    "pi": newest("pi").version,
 }
 """The version of each format the converters read and write."""
 
@@ -329,7 +330,8 @@ def convert_input(
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     recognised = _recognised(source, given)
-    if recognised.format not in MODULES or target not in MODULES:  # pi: not converted yet
+    # pi is read (its event streams convert to phi-core), not written yet
+    if recognised.format not in MODULES or target not in MODULES or target == "pi":
         no = recognised.format if recognised.format not in MODULES else target
         raise ConvertError(f"{source.name}: {no} is not converted yet (no converter)")
     if recognised.type == "SessionFile":
