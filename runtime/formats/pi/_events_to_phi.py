@@ -35,7 +35,7 @@ from phi_wire.convert import Conversion, derived_id
 from phi_wire.serde import Timestamp
 
 from ._message_stopgap import _message_to_phi, usage_to_phi
-from ._provider_stream import RAW_KEYS, DeltaAssembler
+from ._provider_stream import RAW_KEYS, DeltaAssembler, tool_call_leftover
 from ._stream_shared import Losses, SurrogateJoiner, at, clean_json
 
 __all__ = ["AGENT_EVENTS", "SESSION_ONLY", "agent_events_to_phi"]
@@ -80,6 +80,14 @@ SESSION_ONLY = {
 """Tags of the coding agent's and the CLI's lines without a phi-core event, and what they are."""
 
 NO_PLACE = "phi-core's {kind} has no {{key}}"
+SAME_PARTIAL = (
+    "a second copy of the event's message (pi's live partial): phi-core's update holds the "
+    "message once"
+)
+OTHER_PARTIAL = (
+    "pi's live partial, here not the event's message: phi-core's update holds one message (the "
+    "event's)"
+)
 ZERO_USAGE = {"input": 0, "output": 0}
 
 
@@ -314,11 +322,12 @@ class _Converter:
         if "message" in event:  # in-process: pi's cumulative message
             source, carried = event["message"], ["type", "assistantMessageEvent", "message"]
             partial = inner.get("partial")
-            if partial is not None and clean_json(partial, "", Losses(), frozenset()) != source:
+            if partial is not None:
+                same = clean_json(partial, "", Losses(), frozenset()) == source
                 self.losses.add(
                     at(pointer, "assistantMessageEvent", "partial"),
                     "dropped",
-                    "differs from the event's message: phi-core's update holds one message",
+                    SAME_PARTIAL if same else OTHER_PARTIAL,
                 )
         else:  # the 1.5 CLI's delta-only line: the message assembled from the deltas
             source = self.assembler.apply(event.get("usage"), inner)
@@ -329,6 +338,9 @@ class _Converter:
                 self.losses.extend(usage_losses.items)
         self.losses.leftover(event, carried, pointer, NO_PLACE.format(kind="MessageUpdate"))
         inner_carried = ["type", "contentIndex", "partial", "delta", "content", "toolCall"]
+        tool_call_leftover(
+            inner.get("toolCall"), at(pointer, "assistantMessageEvent", "toolCall"), self.losses
+        )
         inner_carried += ["id", "toolName"]
         self.losses.leftover(
             inner,

@@ -31,10 +31,16 @@ from typing import Any
 import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion
 
-from ._message_stopgap import _message_to_phi
+from ._message_stopgap import STOP_REASONS, _message_to_phi
 from ._stream_shared import Losses, SurrogateJoiner, at, clean_json
 
-__all__ = ["PROVIDER_EVENTS", "RAW_KEYS", "DeltaAssembler", "provider_stream_to_phi"]
+__all__ = [
+    "PROVIDER_EVENTS",
+    "RAW_KEYS",
+    "DeltaAssembler",
+    "provider_stream_to_phi",
+    "tool_call_leftover",
+]
 
 PROVIDER_EVENTS = frozenset(
     {
@@ -61,6 +67,7 @@ PARTIAL_DROPPED = (
 NO_PLACE = "phi-core's {kind} stream event has no {{key}}"
 RAW_KEYS = frozenset({"delta", "partial"})
 """Keys whose text the converters read raw: deltas (joined: ``SurrogateJoiner``), partials."""
+TOOL_CALL_NO_PLACE = "phi-core's tool call block has no {key}"
 BLOCK_KINDS = {"text": "text", "thinking": "thinking", "toolcall": "toolCall"}
 TEXT_KEYS = {"text": "text", "thinking": "thinking"}
 
@@ -96,6 +103,12 @@ def _tool_identity(event: dict[str, Any], index: int) -> tuple[str, str]:
     return "", ""
 
 
+def tool_call_leftover(block: Any, pointer: str, losses: Losses) -> None:
+    """The keys of a ``toolcall_end``'s ``toolCall`` phi-core's tool call has no place for."""
+    if isinstance(block, dict):
+        losses.leftover(block, ("type", "id", "name", "arguments"), pointer, TOOL_CALL_NO_PLACE)
+
+
 def _event_to_phi(
     event: dict[str, Any], pointer: str, blocks: _Blocks, losses: Losses
 ) -> list[Any]:
@@ -111,7 +124,7 @@ def _event_to_phi(
         losses.extend(converted.losses, at(pointer, key))
         stop_reason = event[key].get("stopReason") if isinstance(event[key], dict) else None
         carried = ["type", key, "partial"]
-        if event.get("reason") == stop_reason:
+        if event.get("reason") == stop_reason and stop_reason in STOP_REASONS:
             carried.append("reason")  # the message's own stopReason: carried with it
         name = "Done" if kind == "done" else "Error"
         losses.leftover(event, carried, pointer, NO_PLACE.format(kind=name))
@@ -140,6 +153,7 @@ def _event_to_phi(
         out.append(phi.StreamToolCallStart(content_index=index, id=tool_id, name=name))
     elif step == "end" and block_kind == "toolcall":
         carried.append("toolCall")  # the same block as the final message's (Done carries it)
+        tool_call_leftover(event.get("toolCall"), at(pointer, "toolCall"), losses)
         out.append(phi.StreamToolCallEnd(content_index=index))
     elif step == "end":
         carried.append("content")

@@ -18,7 +18,16 @@ from phi_wire.pointer import join
 from .codec import dumps
 from .js_json import parse
 
-__all__ = ["Losses", "SurrogateJoiner", "at", "clean_json", "clean_text", "js_view"]
+__all__ = [
+    "CUT_CHARACTER",
+    "LONE_SURROGATE",
+    "Losses",
+    "SurrogateJoiner",
+    "at",
+    "clean_json",
+    "clean_text",
+    "js_view",
+]
 
 JsObject = dict[str, Any]
 
@@ -68,6 +77,10 @@ LONE_SURROGATE = (
     "holds a lone surrogate (a JavaScript string may; phi-core's serde refuses one): written "
     "as U+FFFD"
 )
+CUT_CHARACTER = (
+    "a character outside the BMP cut in two by pi's delta boundary (JavaScript slices UTF-16): "
+    "phi-core's delta holds it whole ({which})"
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
@@ -116,8 +129,12 @@ class SurrogateJoiner:
         self._held: dict[Any, str] = {}
 
     def feed(self, block: Any, delta: str, pointer: str, losses: Losses) -> str:
-        text = _joined_pairs(self._held.pop(block, "") + delta)
+        held = self._held.pop(block, "")
+        text = _joined_pairs(held + delta)
+        if held and text[:1] != held:
+            losses.add(pointer, "changed", CUT_CHARACTER.format(which="its first half"))
         if text and "\ud800" <= text[-1] <= "\udbff":
+            losses.add(pointer, "changed", CUT_CHARACTER.format(which="moved to the next delta"))
             self._held[block] = text[-1]
             text = text[:-1]
         return clean_text(text, pointer, losses)
