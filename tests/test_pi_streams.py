@@ -302,3 +302,47 @@ def test_the_command_line_converts_a_pi_event_stream(
     ]
     assert events[0].session_id == json.loads(lines[0])["id"]  # the header's session id
     assert "dropped" in err and "durationMs" in err
+
+
+def test_a_delta_past_the_messages_blocks_is_a_loss_not_a_gap_filled() -> None:
+    """A CLI delta line whose contentIndex is far past the message's blocks (pi opens blocks in
+    order) is named as a loss; the assembler fills no gap (memory bounded by the input)."""
+    start = (
+        '{"type":"message_start","message":{"role":"assistant","content":[],"api":"faux",'
+        '"provider":"faux","model":"m","usage":{"input":1,"output":1,"cacheRead":0,'
+        '"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,'
+        '"cacheWrite":0,"total":0}},"stopReason":"pending","timestamp":1}}'
+    )
+    far = json.dumps(
+        {
+            "type": "message_update",
+            "usage": json.loads(start)["message"]["usage"],
+            "assistantMessageEvent": {"type": "text_delta", "contentIndex": 10**12, "delta": "x"},
+        }
+    )
+    events = [pi.loads(pi.AgentEvent, start), pi.loads(pi.JsonAgentSessionEvent, far)]
+    converted = convert(events, source="pi", target="phi-core", name="far")
+    assert [type(event).__name__ for event in converted.value] == ["MessageStart"]
+    assert any(loss.pointer == "/1" and "no block" in loss.reason for loss in converted.losses), (
+        converted.losses
+    )
+
+
+def test_plain_json_is_not_taken_for_pis_events() -> None:
+    """The converters take pi's models (read and judged by ``loads``), not unjudged dicts."""
+    with pytest.raises(UnsupportedConversion):
+        convert([{"type": "agent_start"}], source="pi", target="phi-core")
+
+
+def test_an_event_pis_types_reject_is_one_line_naming_file_line_and_pointer(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        '{"type":"agent_start"}\n'
+        '{"type":"tool_execution_start","toolCallId":"c1","toolName":5,"args":{}}\n',
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "convert", "--from", "pi", "--to", "phi-core", str(path))
+    assert code == 2 and not out
+    assert err.count("\n") == 1 and f"{path}:2: " in err and "/toolName" in err, err

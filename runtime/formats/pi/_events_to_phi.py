@@ -330,7 +330,16 @@ class _Converter:
                     SAME_PARTIAL if same else OTHER_PARTIAL,
                 )
         else:  # the 1.5 CLI's delta-only line: the message assembled from the deltas
-            source = self.assembler.apply(event.get("usage"), inner)
+            assembled = self.assembler.apply(event.get("usage"), inner)
+            if assembled is None:
+                self.losses.add(
+                    pointer,
+                    "dropped",
+                    "its contentIndex is no block of the message being streamed (pi opens "
+                    "blocks in order): nothing to assemble it into",
+                )
+                return []
+            source = assembled
             carried = ["type", "assistantMessageEvent", "usage"]
             if isinstance(event.get("usage"), dict):
                 usage_losses = Losses()

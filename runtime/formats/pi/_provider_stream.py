@@ -216,16 +216,20 @@ class DeltaAssembler:
         self.message["content"] = list(message.get("content") or [])
         self._arguments.clear()
 
-    def apply(self, usage: Any, event: dict[str, Any]) -> dict[str, Any]:
-        """The message after one delta-only update."""
+    def apply(self, usage: Any, event: dict[str, Any]) -> dict[str, Any] | None:
+        """The message after one delta-only update; None (the message unchanged) when its
+        ``contentIndex`` is no block of the message nor the next one (pi opens blocks in
+        order): nothing to assemble it into."""
         message = dict(self.message or {"role": "assistant", "content": []})
         content = list(message.get("content") or [])
-        if usage is not None:
-            message["usage"] = usage
         kind = str(event.get("type"))
         index = event.get("contentIndex")
-        if isinstance(index, int) and index >= 0:
-            while len(content) <= index:
+        if isinstance(index, int) and not 0 <= index <= len(content):
+            return None
+        if usage is not None:
+            message["usage"] = usage
+        if isinstance(index, int):
+            if index == len(content):
                 content.append({})
             content[index] = self._block(kind, index, dict(content[index]), event)
         message["content"] = content

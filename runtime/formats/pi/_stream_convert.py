@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from phi_wire.convert import Conversion
 
 from ._events_to_phi import AGENT_EVENTS, SESSION_ONLY, agent_events_to_phi
@@ -32,9 +34,18 @@ def _tags(values: list[Any]) -> set[Any] | None:
     return tags
 
 
+def _models(value: Any) -> bool:
+    """Whether ``value`` is pi's models (what ``loads`` read: each event as pi's types say),
+    not plain JSON the converters would have to judge themselves."""
+    items = value if isinstance(value, list) else [value]
+    return all(isinstance(item, BaseModel) for item in items)
+
+
 def stream_to_phi_core(value: Any, *, name: str = "") -> Conversion[Any] | None:
     """``value`` (a pi model or a list of them) converted if it is an event stream; None if it
     is not (a message, a session, ...)."""
+    if not _models(value):
+        return None
     lone = not isinstance(value, list)
     views = [js_view(value)] if lone else js_view(value)
     tags = _tags(views)
