@@ -346,3 +346,17 @@ def test_an_event_pis_types_reject_is_one_line_naming_file_line_and_pointer(
     code, out, err = run(capsys, "convert", "--from", "pi", "--to", "phi-core", str(path))
     assert code == 2 and not out
     assert err.count("\n") == 1 and f"{path}:2: " in err and "/toolName" in err, err
+
+
+def test_the_streams_example_of_the_conversion_doc_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/conversions/pi.md's example runs as printed (its paths as from the project root)."""
+    text = (Path(__file__).resolve().parent.parent / "docs/conversions/pi.md").read_text("utf-8")
+    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "fixtures").symlink_to(fixtures_root())
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    exec(compile(example, "docs/conversions/pi.md", "exec"), {})
+    assert "/0/partial dropped" in capsys.readouterr().out

@@ -10,7 +10,8 @@ camelCase usage keys -> snake_case, a string user content -> one text block); ev
 pi puts on a message (``api``, ``cost``, ``durationMs``, signatures of text and tool calls,
 stream scratch keys...) has no place in phi-core and is a loss. The coding agent's own roles
 (``system``, ``bashExecution``, ``custom``, ``branchSummary``, ``compactionSummary``) become an
-``ExtensionMessage`` (``role: "extension"``, ``kind``: pi's role, ``data``: the whole message).
+``ExtensionMessage`` (``role: "extension"``, ``kind``: ``pi.<role>``, ``data``: the message's
+other keys, in order), as docs/pi.md's correspondence table proposes.
 """
 
 from __future__ import annotations
@@ -140,7 +141,8 @@ def _message_to_phi(message: Any) -> Conversion[Any]:
     message = clean_json(js_view(message), "", losses, frozenset())
     role = message.get("role")
     if role not in LLM_ROLES:
-        value: Any = phi.ExtensionMessage(role="extension", kind=str(role), data=message)
+        data = {key: item for key, item in message.items() if key != "role"}
+        value: Any = phi.ExtensionMessage(role="extension", kind=f"pi.{role}", data=data)
         return Conversion(value, ())
     content = _content_to_phi(message.get("content", []), "/content", losses)
     timestamp = _timestamp(message, "", losses)
