@@ -360,3 +360,49 @@ def test_the_streams_example_of_the_conversion_doc_runs(
     monkeypatch.chdir(tmp_path / "work")
     exec(compile(example, "docs/conversions/pi.md", "exec"), {})
     assert "/0/partial dropped" in capsys.readouterr().out
+
+
+def _assistant(text: str, stop: str = "stop") -> dict[str, Any]:
+    usage = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}
+    usage["cost"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+    content = [{"type": "text", "text": text}] if text else []
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": "faux",
+        "provider": "faux",
+        "model": "m",
+        "usage": usage,
+        "stopReason": stop,
+        "timestamp": 1,
+    }
+
+
+def test_a_character_cut_at_a_blocks_end_is_not_dropped_from_the_deltas() -> None:
+    """A delta ending with a high surrogate that no delta completes (a lone one at the block's
+    end): phi-core's deltas still end with it (as U+FFFD), so the assembled text is the final
+    one; both changes are named."""
+    lines = [
+        {"type": "start", "partial": _assistant("")},
+        {"type": "text_start", "contentIndex": 0, "partial": _assistant("")},
+        {"type": "text_delta", "contentIndex": 0, "delta": "a\ud83d", "partial": _assistant("a")},
+        {"type": "text_end", "contentIndex": 0, "content": "a\ud83d", "partial": _assistant("a")},
+        {"type": "done", "reason": "stop", "message": _assistant("a\ud83d")},
+    ]
+    events = [pi.loads(pi.AssistantMessageEvent, json.dumps(line)) for line in lines]
+    converted = convert(events, source="pi", target="phi-core")
+    deltas = [event.delta for event in converted.value if isinstance(event, phi.StreamTextDelta)]
+    assert deltas == ["a", "\ufffd"]
+    translation = translate_stream(converted.value, loop_id="l", wire=phi)
+    updates = [event for event in translation if isinstance(event, phi.MessageUpdate)]
+    assert updates[-1].message.content == translation.message.content
+    assert translation.message.content == [phi.TextContent(text="a\ufffd")]
+    reasons = [
+        (loss.pointer, loss.kind)
+        for loss in converted.losses
+        if "surrogate" in loss.reason or "cut in two" in loss.reason
+    ]
+    assert ("/2/delta", "changed") in reasons and (
+        "/4/message/content/0/text",
+        "changed",
+    ) in reasons

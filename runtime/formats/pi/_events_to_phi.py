@@ -357,6 +357,12 @@ class _Converter:
             at(pointer, "assistantMessageEvent"),
             NO_PLACE.format(kind="MessageUpdate"),
         )
+        if step == "end" and isinstance(inner.get("contentIndex"), int):
+            held = self.joiner.flush(
+                inner["contentIndex"], at(pointer, "assistantMessageEvent"), self.losses
+            )
+            if held:  # a character's first half the last delta held back: alone after all
+                return [self._update(run, source, event, pointer, block_kind, held)]
         if step != "delta" or block_kind not in ("text", "thinking", "toolcall"):
             self.losses.add(
                 pointer,
@@ -365,18 +371,24 @@ class _Converter:
                 "is in the next update's and MessageEnd's message)",
             )
             return []
-        message = self._message_in_update(source, event, pointer)
         text = str(inner.get("delta", ""))
         block = inner.get("contentIndex")
         delta_at = at(pointer, "assistantMessageEvent", "delta")
-        body = phi.DeltaBody(delta=self.joiner.feed(block, text, delta_at, self.losses))
-        if block_kind == "text":
+        joined = self.joiner.feed(block, text, delta_at, self.losses)
+        return [self._update(run, source, event, pointer, block_kind, joined)]
+
+    def _update(
+        self, run: _Run, source: Any, event: dict[str, Any], pointer: str, kind: str, text: str
+    ) -> Any:
+        message = self._message_in_update(source, event, pointer)
+        body = phi.DeltaBody(delta=text)
+        if kind == "text":
             delta: Any = phi.TextDelta(text=body)
-        elif block_kind == "thinking":
+        elif kind == "thinking":
             delta = phi.ThinkingDelta(thinking=body)
         else:
             delta = phi.ToolCallDelta(tool_call_delta=body)
-        return [phi.MessageUpdate(loop_id=run.loop_id, message=message, delta=delta)]
+        return phi.MessageUpdate(loop_id=run.loop_id, message=message, delta=delta)
 
     def _message_in_update(self, source: Any, event: dict[str, Any], pointer: str) -> Any:
         if "message" in event:

@@ -166,24 +166,28 @@ def _event_to_phi(
 def _end_of_text(
     event: dict[str, Any], pointer: str, index: int, kind: str, blocks: _Blocks, losses: Losses
 ) -> list[Any]:
-    """A text or thinking block's end: the delta its ``content`` adds to the deltas so far."""
+    """A text or thinking block's end: the delta its ``content`` adds to the deltas so far
+    (with what the deltas held back: ``SurrogateJoiner``)."""
     held = blocks.joiner.flush(index, at(pointer, "content"), losses)
-    said = None if index not in blocks.text else blocks.text[index] + held
     content = event.get("content")
-    if not isinstance(content, str):
-        return [_delta_event(kind, index, held)] if held else []
+    said = blocks.text.get(index)
     if said is None:  # a block without deltas: its content as one delta opens it
-        blocks.text[index] = content
-        return [_delta_event(kind, index, content)]
-    if content.startswith(said):
+        text = content if isinstance(content, str) else held
+        blocks.text[index] = text
+        return [_delta_event(kind, index, text)]
+    if isinstance(content, str) and content.startswith(said):
         blocks.text[index] = content
         return [_delta_event(kind, index, content[len(said) :])] if content != said else []
-    losses.add(
-        pointer,
-        "changed",
-        "the block's final content is not its deltas joined: phi-core's partials show the "
-        "deltas, Done the final content",
-    )
+    if isinstance(content, str):
+        losses.add(
+            pointer,
+            "changed",
+            "the block's final content is not its deltas joined: phi-core's partials show the "
+            "deltas, Done the final content",
+        )
+    if held:
+        blocks.text[index] = said + held
+        return [_delta_event(kind, index, held)]
     return []
 
 
