@@ -406,3 +406,17 @@ def test_a_character_cut_at_a_blocks_end_is_not_dropped_from_the_deltas() -> Non
         "/4/message/content/0/text",
         "changed",
     ) in reasons
+
+
+@pytest.mark.parametrize(
+    ("wire_type", "file"),
+    [
+        ("RpcOutput", "streams/pi-cli.rpc.session.jsonl"),
+        ("JsonModeOutput", "streams/pi-cli.json.tool_run.jsonl"),
+    ],
+)
+def test_a_whole_cli_output_converts_as_its_lines_do(wire_type: str, file: str) -> None:
+    path, _ = _lines("1.5.2", file)
+    whole = pi.loads(getattr(pi, wire_type), path.read_bytes())
+    _, by_line = _converted("1.5.2", file)
+    assert convert(whole, source="pi", target="phi-core", name=file) == by_line
