@@ -275,7 +275,9 @@ def test_a_lone_event_converts_alone() -> None:
     assert isinstance(converted.value, phi.ToolExecutionStart)
     assert (converted.value.tool_call_id, converted.value.tool_name) == ("c1", "echo")
     assert converted.value.args == {"b": 1, "a": 2}
-    assert [loss.kind for loss in converted.losses] == ["invented"]  # the loop id
+    kinds = [(loss.pointer, loss.kind) for loss in converted.losses]
+    assert kinds == [("", "invented"), ("", "changed")]  # the loop id; args written sorted
+    assert "args's object keys sorted" in converted.losses[1].reason
 
 
 def test_a_message_is_not_converted_yet() -> None:

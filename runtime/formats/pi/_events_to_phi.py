@@ -174,7 +174,8 @@ class _Converter:
         self.losses.leftover(
             result, ("content", "details"), pointer, NO_PLACE.format(kind="ToolResult")
         )
-        return phi.ToolResult(content=content, details=result.get("details"))
+        details = self.losses.free_form(result.get("details"), "details", pointer)
+        return phi.ToolResult(content=content, details=details)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -412,7 +413,7 @@ class _Converter:
                 loop_id=run.loop_id,
                 tool_call_id=event["toolCallId"],
                 tool_name=event["toolName"],
-                args=event.get("args"),
+                args=self.losses.free_form(event.get("args"), "args", pointer),
             )
         ]
 

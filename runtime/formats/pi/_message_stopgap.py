@@ -71,7 +71,8 @@ def _block_to_phi(block: Any, pointer: str, losses: Losses) -> Any:
             pointer,
             NO_PLACE.format(where="tool call block"),
         )
-        return phi.ToolCallContent(id=block["id"], name=block["name"], arguments=block["arguments"])
+        arguments = losses.free_form(block["arguments"], "arguments", pointer)
+        return phi.ToolCallContent(id=block["id"], name=block["name"], arguments=arguments)
     losses.add(pointer, "dropped", f"a content block of type {kind!r}: phi-core has none")
     return None
 
@@ -142,8 +143,9 @@ def _message_to_phi(message: Any) -> Conversion[Any]:
     role = message.get("role")
     if role not in LLM_ROLES:
         data = {key: item for key, item in message.items() if key != "role"}
+        losses.free_form(data, "data", "")
         value: Any = phi.ExtensionMessage(role="extension", kind=f"pi.{role}", data=data)
-        return Conversion(value, ())
+        return Conversion(value, tuple(losses.items))
     content = _content_to_phi(message.get("content", []), "/content", losses)
     timestamp = _timestamp(message, "", losses)
     where = NO_PLACE.format(where=f"{role} message")

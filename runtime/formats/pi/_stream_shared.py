@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from phi_wire.convert import Loss
+from phi_wire.convert import SORTED_BY_PHI_CORE, Loss, reordered_by_sorting
 from phi_wire.pointer import join
 
 from .codec import dumps
@@ -67,6 +67,14 @@ class Losses:
         for key in document:
             if key not in kept:
                 self.add(at(pointer, key), "dropped", reason.format(key=key))
+
+    def free_form(self, value: Any, key: str, pointer: str) -> Any:
+        """``value``, a free-form JSON value held at ``key`` of the object at ``pointer``:
+        phi-core writes its objects' keys sorted, so a ``changed`` loss at the holder when that
+        reorders it (never at the value: tool calls' arguments are kept whole)."""
+        if reordered_by_sorting(value):
+            self.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key=key))
+        return value
 
     def extend(self, losses: Iterable[Loss], prefix: str = "") -> None:
         """Losses of a part converted on its own, their pointers moved under ``prefix``."""
