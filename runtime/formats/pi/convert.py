@@ -16,7 +16,8 @@ file (``session_from_phi_core``). The mapping table, and why each choice, is
   ``details``, ``textSignature``...) is a ``dropped`` loss at its pointer; every value pi requires
   and phi-core lacks (``api``, ``cost``) an ``invented`` one.
 
-pi's event streams are not converted here (``_events_to_phi``, ``_provider_stream``).
+pi's streams (pi-ai's provider stream, the agent's and the coding agent's event streams, the 1.5
+CLI's lines) go to ``_stream_convert``: their tables are in the same document.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from phi_wire.convert import Conversion, UnsupportedConversion
 from . import _from_phi, _to_phi
 from ._from_phi import session_from_phi_core
 from ._shared import LONE_SURROGATE, Losses, well_formed
+from ._stream_convert import stream_to_phi_core
 from .base import JsModel
 from .codec import dumps
 from .versions import fit as fit_to_version
@@ -74,6 +76,9 @@ def _json(value: Any, losses: Losses, pointer: str = "") -> Any:
 def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     """A pi value (0.73's or 1.5's models): a message, a list of messages, a ``SessionContext``,
     a session file (``loads(Session, ...)``), a content block or ``Usage``, as phi-core 0.10's."""
+    stream = stream_to_phi_core(value, name=name)
+    if stream is not None:
+        return stream
     losses = Losses()
     if isinstance(value, list) and value and _kind(value[0]) == "SessionHeader":
         lines = [_json(line, losses, f"/{index}") for index, line in enumerate(value)]
