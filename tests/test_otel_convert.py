@@ -7,6 +7,7 @@ emitter quirk strict mode finds named by a loss."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -15,11 +16,21 @@ from typing import Any
 import pytest
 from command import run
 from corpus import fixtures_root
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 import phi_wire.otel_genai as otel
 import phi_wire.v0_10 as phi
-from phi_wire.convert import ConvertError, Document, Loss, Lost, convert, convert_file
+from phi_wire.convert import (
+    ConvertError,
+    Document,
+    Loss,
+    Lost,
+    convert,
+    convert_file,
+    convert_stream,
+)
 from phi_wire.recognise import type_in
 
 ROOT = fixtures_root()
@@ -51,6 +62,14 @@ INPUTS = [
     for path in sorted((ROOT / format).glob(pattern))
     if path.suffix in (".json", ".jsonl")
 ]
+
+
+ALWAYS_KEPT = re.compile(
+    r"/(role|text|thinking|arguments|args|toolCallId|tool_call_id)$"
+    r"|/contents?/\d+/(id|name)$"
+)
+"""What no loss may name (as for every converter): a role, a text, a thinking text, a tool
+call's id, name or arguments, a tool result's call id."""
 
 
 @cache
@@ -97,6 +116,14 @@ def test_every_fixture_converts_to_documents_the_official_schema_and_strict_mode
         assert not errors, (name, errors[0].message)
         assert otel.strict_problems(name, document.text) == [], name
     assert any(isinstance(item, Lost) for item in items)  # at least the timestamps
+    bad = [
+        item.loss
+        for item in items
+        if isinstance(item, Lost)
+        and item.loss.kind != "invented"
+        and ALWAYS_KEPT.search(item.loss.pointer)
+    ]
+    assert not bad, bad
 
 
 @pytest.mark.parametrize(
@@ -288,3 +315,98 @@ def test_convert_to_and_from_otel_genai(tmp_path: Path, capsys: pytest.CaptureFi
         capsys, "convert", "--to", "phi-core", "-o", str(tmp_path / "p.jsonl"), str(document)
     )
     assert code == 0, err
+
+
+# --- an unknown key anywhere in an emitter's document: a dropped loss, or carried -------------
+
+ATTRIBUTE_TYPES = {
+    "gen_ai.input.messages": "InputMessages",
+    "gen_ai.output.messages": "OutputMessages",
+    "gen_ai.system_instructions": "SystemInstructions",
+    "gen_ai.tool.definitions": "ToolDefinitions",
+}
+
+
+def _readable(entry: dict[str, Any]) -> bool:
+    text = codec_text((INSTRUMENTED / entry["file"]).read_text(encoding="utf-8"))
+    return official("schemas", ATTRIBUTE_TYPES[entry["attribute"]]).is_valid(json.loads(text))
+
+
+READABLE = [INSTRUMENTED / entry["file"] for entry in ENTRIES if _readable(entry)]
+
+
+def _objects(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """The path of every object in a JSON value."""
+    found: list[tuple[str | int, ...]] = []
+    if isinstance(value, dict):
+        found.append(path)
+        for key, item in value.items():
+            found += _objects(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _objects(item, (*path, index))
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    path=st.sampled_from(READABLE),
+    choice=st.integers(min_value=0),
+    name=st.text(alphabet="abcdefghijklmnopqrstuvwxyz_~/", min_size=1, max_size=8),
+)
+def test_an_unknown_key_anywhere_is_never_lost_silently(path: Path, choice: int, name: str) -> None:
+    document = json.loads(codec_text(path.read_text(encoding="utf-8")))
+    objects = _objects(document)
+    if not objects:
+        return
+    where = objects[choice % len(objects)]
+    holder: Any = document
+    for step in where:
+        holder = holder[step]
+    key = f"zz{name}unknown"
+    holder[key] = "zzvalue"
+    pointer = "".join("/" + str(step).replace("~", "~0").replace("/", "~1") for step in where)
+    pointer += "/" + key.replace("~", "~0").replace("/", "~1")
+    items = list(convert_stream([json.dumps(document)], source="otel-genai", target="phi-core"))
+    # the file layer reads a document's first index as its line (line 1: the item at /0)
+    pointers = {pointer, pointer.removeprefix("/0")} if pointer.startswith("/0/") else {pointer}
+    dropped = [
+        item.loss
+        for item in items
+        if isinstance(item, Lost)
+        and item.loss.kind in ("dropped", "changed")
+        and any((found + "/").startswith(item.loss.pointer + "/") for found in pointers)
+    ]
+    carried = any(
+        isinstance(item, Document) and json.dumps(key)[1:-1] in item.text for item in items
+    )
+    assert dropped or carried, (pointer, items)
+
+
+def test_clark_agents_system_message_kind_is_the_one_the_converters_know() -> None:
+    """clark-agent's system message travels through phi-core as an extension of its kind: the
+    OpenTelemetry converters (which import no other format's folder) name the same kind."""
+    from phi_wire.formats.clark_agent.convert import SYSTEM_KIND
+    from phi_wire.formats.otel_genai.convert import CLARK_SYSTEM_KIND
+
+    assert SYSTEM_KIND == CLARK_SYSTEM_KIND
+
+
+def test_a_system_message_keeps_its_place(tmp_path: Path) -> None:
+    """clark-agent's system message (a reminder in the middle of a history) is a ``system``
+    input message in its place, and comes back as clark-agent's system message."""
+    history = tmp_path / "history.jsonl"
+    history.write_text(
+        '{"role":"user","content":"hi","timestamp":1}\n'
+        '{"role":"system","content":"Be brief.","timestamp":2}\n'
+        '{"role":"user","content":"again","timestamp":3}\n'
+    )
+    [there] = [d for d in convert_file(history, target="otel-genai") if isinstance(d, Document)]
+    assert json.loads(there.text)[1] == {
+        "role": "system",
+        "parts": [{"type": "text", "content": "Be brief."}],
+    }
+    back = tmp_path / "there.jsonl"
+    back.write_text(there.text + "\n")
+    rows = [d.text for d in convert_file(back, target="clark-agent") if isinstance(d, Document)]
+    assert json.loads(rows[1]) == {"role": "system", "content": "Be brief."}

@@ -9,9 +9,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from phi_wire.convert import ConvertError
-from phi_wire.remote import MissingExtra
-
 from ._shared import Output, UsageError
 
 DESCRIPTION = """Export persisted sessions and event streams (any format phi-wire convert reads:
@@ -26,7 +23,9 @@ timestamps. --endpoint sends them to a collector's OTLP/HTTP endpoint (http://ho
 
 
 def run_export_otel(args: argparse.Namespace, output: Output) -> int:
-    from phi_wire import otel_export
+    from phi_wire import otel_export  # on use: `phi-wire validate` starts without pydantic
+    from phi_wire.convert import ConvertError
+    from phi_wire.remote import MissingExtra
 
     if args.endpoint is None and args.output is None:
         raise UsageError("export-otel: give --endpoint URL or -o FILE")
@@ -49,7 +48,8 @@ def run_export_otel(args: argparse.Namespace, output: Output) -> int:
         )
         if place
     )
-    output.note(f"{len(spans)} spans in {traces} traces {where}")
+    noun = "trace" if traces == 1 else "traces"
+    output.note(f"{len(spans)} spans in {traces} {noun} {where}")
     return 0
 
 

@@ -25,16 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from phi_wire.remote import MissingExtra
 
+from ._failed import ExportFailed
+
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
 __all__ = ["OTEL_EXTRA", "ExportFailed", "MissingExtra", "export_otel", "require", "spans_of"]
 
 OTEL_EXTRA = "pip install 'phi-wire[otel]'"
-
-
-class ExportFailed(RuntimeError):
-    """The collector did not take the spans (the reason: the first thing the exporter said)."""
 
 
 def require() -> None:

@@ -17,7 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from phi_wire.otel_export import ExportFailed
+from ._failed import ExportFailed
 
 __all__ = ["otlp_json", "read_otlp_json", "send"]
 

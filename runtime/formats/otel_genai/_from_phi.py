@@ -14,6 +14,7 @@ import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, UnsupportedConversion
 
 from ._shared import (
+    CLARK_SYSTEM_KIND,
     FINISH_REASON_FROM_PHI,
     MESSAGE_KIND,
     SYSTEM_INSTRUCTIONS_KIND,
@@ -85,6 +86,9 @@ def _conversation(items: list[tuple[str, Any]], losses: Losses) -> list[list[Any
                 )
             losses.rest(item, pointer, {"role", "kind", "data"}, "gen_ai.system_instructions")
             system.append(item["data"])
+        elif item.get("kind") == CLARK_SYSTEM_KIND and _system_data(item.get("data")):
+            losses.rest(item, pointer, {"role", "kind", "data"}, "an OpenTelemetry message")
+            chat.append((pointer, item))  # in its place: a system message among the input
         elif item.get("kind") == MESSAGE_KIND and isinstance(item.get("data"), dict):
             losses.rest(item, pointer, {"role", "kind", "data"}, "an OpenTelemetry message")
             chat.append((pointer, item))
@@ -189,6 +193,14 @@ def _message(
     """One phi-core message (or an extension of ``MESSAGE_KIND``) as an OpenTelemetry message;
     ``names``: each tool call's name by id, so far (a tool result's name comes back from it)."""
     role = message["role"]
+    if (
+        role not in _LLM_ROLES and message["kind"] == CLARK_SYSTEM_KIND
+    ):  # clark-agent's system message
+        data = message["data"]
+        for key in data:
+            if key != "content":
+                losses.add(at(pointer, "data", key), "dropped", f"{_NO_METADATA} {key}")
+        return {"role": "system", "parts": [{"type": "text", "content": data["content"]}]}
     if role not in _LLM_ROLES:  # an OpenTelemetry message kept through phi-core
         return message["data"]
     parts: list[Any]
@@ -251,6 +263,16 @@ def _message(
             "an input message has no finish reason (only the output's has one)",
         )
     return written
+
+
+def _system_data(data: Any) -> bool:
+    """Whether an extension's data is a system message's (clark-agent's: its content, and its
+    timestamp if it had one)."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("content"), str)
+        and set(data) <= {"content", "timestamp"}
+    )
 
 
 def _part(block: Any, pointer: str, losses: Losses, names: dict[str, str]) -> Any:

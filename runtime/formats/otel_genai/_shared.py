@@ -11,6 +11,7 @@ from phi_wire.convert import Loss
 from phi_wire.pointer import escape
 
 __all__ = [
+    "CLARK_SYSTEM_KIND",
     "FINISH_REASON_FROM_PHI",
     "FINISH_REASON_TO_PHI",
     "MESSAGE_KIND",
@@ -23,6 +24,12 @@ __all__ = [
 SYSTEM_INSTRUCTIONS_KIND = "otel-genai.system_instructions"
 """The ``ExtensionMessage`` kind whose data is a ``gen_ai.system_instructions`` document (phi-core
 has no system message): a ``SystemInstructions`` document goes through phi-core as one."""
+
+CLARK_SYSTEM_KIND = "clark-agent.system"
+"""The ``ExtensionMessage`` kind of clark-agent's system message in phi-core (its folder's
+``SYSTEM_KIND``; a format folder imports no other: a test checks the two agree). Its data's
+``content`` is an OpenTelemetry ``system`` message of one text part, in its place among the input
+messages, and such a message comes back as one."""
 
 MESSAGE_KIND = "otel-genai.message"
 """The ``ExtensionMessage`` kind whose data is one OpenTelemetry message whose role phi-core has no

@@ -18,6 +18,7 @@ from phi_wire.convert import (
 from phi_wire.formats.otel_genai import codec
 
 from ._shared import (
+    CLARK_SYSTEM_KIND,
     FINISH_REASON_TO_PHI,
     MESSAGE_KIND,
     SYSTEM_INSTRUCTIONS_KIND,
@@ -125,6 +126,9 @@ class _Reader:
 
     def message(self, message: dict[str, Any], pointer: str) -> list[Any]:
         role = message["role"]
+        if _system_message(message):  # phi-core's (and clark-agent's) system message
+            text: str = message["parts"][0]["content"]
+            return [_extension(CLARK_SYSTEM_KIND, {"content": text})]
         if role not in ("user", "assistant", "tool"):
             self.losses.add(
                 pointer,
@@ -358,6 +362,21 @@ class _Reader:
 _FINISH_MATCH = {"content_filter": "guardRail"}
 """Finish reasons whose phi-core stop reason is their meaning, if not their name: still a
 ``changed`` loss (they come back as phi-core's name), reported by ``llm``."""
+
+
+def _system_message(message: dict[str, Any]) -> bool:
+    """Whether a message is a system message of one text and nothing else: what clark-agent's
+    system message (an ``ExtensionMessage`` of ``CLARK_SYSTEM_KIND`` in phi-core) holds whole."""
+    parts = message["parts"]
+    return (
+        message["role"] == "system"
+        and set(message) <= {"role", "parts", "name"}
+        and message.get("name") is None
+        and len(parts) == 1
+        and set(parts[0]) == {"type", "content"}
+        and parts[0]["type"] == "text"
+        and isinstance(parts[0]["content"], str)
+    )
 
 
 def _image(part: dict[str, Any]) -> bool:

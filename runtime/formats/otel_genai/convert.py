@@ -13,7 +13,9 @@ in short:
 * Back, each document's messages in order (a list of documents: one list), a
   ``SystemInstructions`` as an ``ExtensionMessage`` of kind ``SYSTEM_INSTRUCTIONS_KIND``, a
   message whose role phi-core lacks (``system``, ``developer``) as one of kind ``MESSAGE_KIND``
-  (both come back as they were), tool definitions as phi-core ``ToolDefinition``\\ s.
+  (both come back as they were), tool definitions as phi-core ``ToolDefinition``\\ s. A
+  ``system`` message of one text part is clark-agent's system message (``CLARK_SYSTEM_KIND``),
+  and that one is a ``system`` message in its place among the input messages.
 * ``thinking`` <-> ``reasoning`` (signatures dropped), ``toolCall`` <-> ``tool_call``, a tool
   result <-> a ``tool`` message's ``tool_call_response`` (the name comes back from the call with
   its id), an image <-> a ``blob`` (base64) or ``uri`` part (a URL).
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from ._from_phi import from_phi_core
 from ._shared import (
+    CLARK_SYSTEM_KIND,
     FINISH_REASON_FROM_PHI,
     FINISH_REASON_TO_PHI,
     MESSAGE_KIND,
@@ -34,6 +37,7 @@ from ._shared import (
 from ._to_phi import to_phi_core
 
 __all__ = [
+    "CLARK_SYSTEM_KIND",
     "FINISH_REASON_FROM_PHI",
     "FINISH_REASON_TO_PHI",
     "MESSAGE_KIND",
