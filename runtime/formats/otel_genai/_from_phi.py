@@ -193,14 +193,8 @@ def _message(
     """One phi-core message (or an extension of ``MESSAGE_KIND``) as an OpenTelemetry message;
     ``names``: each tool call's name by id, so far (a tool result's name comes back from it)."""
     role = message["role"]
-    if (
-        role not in _LLM_ROLES and message["kind"] == CLARK_SYSTEM_KIND
-    ):  # clark-agent's system message
-        data = message["data"]
-        for key in data:
-            if key != "content":
-                losses.add(at(pointer, "data", key), "dropped", f"{_NO_METADATA} {key}")
-        return {"role": "system", "parts": [{"type": "text", "content": data["content"]}]}
+    if role not in _LLM_ROLES and message["kind"] == CLARK_SYSTEM_KIND:
+        return _system_message(message["data"], pointer, losses)
     if role not in _LLM_ROLES:  # an OpenTelemetry message kept through phi-core
         return message["data"]
     parts: list[Any]
@@ -263,6 +257,14 @@ def _message(
             "an input message has no finish reason (only the output's has one)",
         )
     return written
+
+
+def _system_message(data: dict[str, Any], pointer: str, losses: Losses) -> Any:
+    """clark-agent's system message (its extension's data) as a ``system`` message."""
+    for key in data:
+        if key != "content":
+            losses.add(at(pointer, "data", key), "dropped", f"{_NO_METADATA} {key}")
+    return {"role": "system", "parts": [{"type": "text", "content": data["content"]}]}
 
 
 def _system_data(data: Any) -> bool:
