@@ -469,20 +469,6 @@ def test_every_document_is_recognised_as_its_attributes_type(
         assert found.type in expected, (name, found)
 
 
-def test_convert_says_there_is_no_converter_yet(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The converters are issue 23's second half: until then ``phi-wire convert`` of a document
-    of the conventions, or to them, is one line and exit status 2, never a traceback."""
-    document = INSTRUMENTED / "pydantic-ai-2.68.0" / "agent_tool_call.3.gen_ai.input.messages.json"
-    history = tmp_path / "history.jsonl"
-    history.write_text('{"role":"user","content":"hi","timestamp":1767225601000}\n')
-    for arguments in (["--to", "phi-core", str(document)], ["--to", "otel-genai", str(history)]):
-        code, out, err = run(capsys, "convert", *arguments)
-        assert (code, out, err.count("\n")) == (2, "", 1), err
-        assert "no converter" in err and "otel-genai" in err
-
-
 def test_strict_mode_knows_each_versions_conventions() -> None:
     """A compaction part and the document modality came after 2026-05: strict mode of 2026-05
     names them, the newest's does not."""

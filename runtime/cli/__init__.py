@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from phi_wire import __version__
 
 from ._convert import add_convert
+from ._export_otel import add_export_otel
 from ._schema import add_schema
 from ._schema_diff import add_schema_diff
 from ._shared import Output, OutputFailed, UsageError, interrupts_noted
@@ -47,6 +48,7 @@ def parser() -> argparse.ArgumentParser:
     add_types(commands)
     add_convert(commands)
     add_schema_diff(commands)
+    add_export_otel(commands)
     return root
 
 

@@ -9,6 +9,6 @@ is the newest).
 * ``strict``: what the conventions ask beyond the official schema (each part type's fields, their
   names), and every emitter quirk phi-wire knows, as problems at their pointers;
 * ``recognise``: the documents' shapes;
-* ``convert``: the converters' seam (not written yet: issue 23's second half);
+* ``convert``: the converters to and from phi-core (``_from_phi``, ``_to_phi``, ``_shared``);
 * ``api.py.tmpl``: its public modules' API (``tools/codegen`` appends it).
 """
