@@ -70,6 +70,18 @@ class Converted:
     """Each document written, its JSON without a line end (a session file: the whole file)."""
     version: str = ""
     """The version (or layout) of the target written."""
+    counted: dict[tuple[str, str], int] | None = None
+    """The losses counted by (kind, reason), in the order each first came, when they were not
+    kept one by one (a streamed input's: ``losses`` is then empty, ``text`` too)."""
+
+    def loss_counts(self) -> dict[tuple[str, str], int]:
+        """The losses counted by (kind, reason), in the order each first came."""
+        if self.counted is not None:
+            return self.counted
+        counts: dict[tuple[str, str], int] = {}
+        for _, loss in self.losses:
+            counts[(loss.kind, loss.reason)] = counts.get((loss.kind, loss.reason), 0) + 1
+        return counts
 
 
 def _parsed(source: Input, line: int, text: bytes, format: str | None = None) -> Any:
