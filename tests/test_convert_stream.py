@@ -25,7 +25,12 @@ CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 PHI = fixtures_root() / "phi-core" / "0.10.0"
 HISTORY = CLARK / "history" / "history.multi_turn.jsonl"
 EVENTS = PHI / "streams" / "events.main_session.jsonl"
-CASES = [(HISTORY, "clark-agent", "phi-core"), (EVENTS, "phi-core", "clark-agent")]
+CLARK_EVENTS = CLARK / "streams" / "events.reasoning_tool_run.jsonl"
+CASES = [
+    (HISTORY, "clark-agent", "phi-core"),
+    (EVENTS, "phi-core", "clark-agent"),
+    (CLARK_EVENTS, "clark-agent", "phi-core"),
+]
 REPORTS: list[list[str]] = [[], ["-v"], ["--output-format", "json"], ["--loss-report", "LOSSES"]]
 
 
@@ -62,7 +67,9 @@ def command(
 
 
 @pytest.mark.parametrize("report", REPORTS, ids=["text", "-v", "json", "loss-report"])
-@pytest.mark.parametrize(("path", "source", "target"), CASES, ids=["history", "events"])
+@pytest.mark.parametrize(
+    ("path", "source", "target"), CASES, ids=["history", "events", "clark-events"]
+)
 def test_a_streamed_input_gives_what_converting_it_whole_gives(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -191,3 +198,40 @@ def test_a_bad_line_past_the_first_batches_is_the_error_it_was(
     assert (code, out, err) == run(capsys, *arguments)
     assert code == 2 and out == "" and f"{bad}:30:" in err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.jsonl"]
+
+
+@pytest.mark.parametrize("where", [None, 40], ids=["none", "in-a-later-batch"])
+def test_a_clark_event_stream_is_streamed_with_its_run_identity_wherever_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    where: int | None,
+) -> None:
+    """clark-agent events to phi-core: every event's loop_id is the stream's first run_id, found
+    before the first batch even when it comes batches later (or none: empty), the turns counted
+    and the latest timestamp carried across batches; streamed (never read whole, one batch per
+    conversion: fails before, the stream was converted whole) and written as converting it whole
+    writes it."""
+    lines = CLARK_EVENTS.read_bytes().splitlines()
+    identified = [line for line in lines if b'"run_identified"' in line]
+    rest = [line for line in lines if b'"run_identified"' not in line] * 3
+    if where is not None:
+        rest.insert(where, identified[0])
+    stream = tmp_path / "events.jsonl"
+    stream.write_bytes(b"\n".join(rest) + b"\n")
+    monkeypatch.setattr(convert_files, "BATCH", 7)
+    arguments = ["convert", "--from", "clark-agent", "--to", "phi-core", str(stream), "-v"]
+    real_read_input = phi_wire.convert.read_input
+
+    def read_whole(name: str) -> Any:
+        raise AssertionError(f"{name} read whole")
+
+    monkeypatch.setattr(phi_wire.convert, "read_input", read_whole)
+    streamed = command(capsys, tmp_path, arguments, "streamed.jsonl")
+    monkeypatch.setattr(phi_wire.convert, "read_input", real_read_input)
+    whole(monkeypatch)
+    assert streamed == command(capsys, tmp_path, arguments, "whole.jsonl")
+    assert streamed[0] == 0 and streamed[3]
+    loop_ids = {json.loads(line).get("loop_id") for line in streamed[3].splitlines()}
+    run_id = json.loads(identified[0])["identity"]["run_id"]
+    assert loop_ids == ({""} if where is None else {run_id})

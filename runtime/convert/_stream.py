@@ -1,7 +1,9 @@
 """A JSONL file whose documents each convert on their own (clark-agent history rows to phi-core,
 phi-core messages and events to clark-agent: no document tells the converter anything about
-another) converted as it is read: ``BATCH`` lines read, validated, converted and handed on to be
-written, then the next ones, so that memory is bounded by one batch's models, not by the file.
+another), or with a state carried from one to the next (clark-agent events to phi-core: the
+run's identity, found first, its turns and latest timestamp), converted as it is read: ``BATCH``
+lines read, validated, converted and handed on to be written, then the next ones, so that memory
+is bounded by one batch's models, not by the file.
 Its losses are counted by kind and reason as they come, or kept one by one (with their places)
 when the caller asks (``keep``: ``-v``, ``--output-format json``, ``--loss-report``).
 
@@ -15,13 +17,14 @@ was writing and converts the input whole).
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Any
 
-from phi_wire.formats import find
+from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
 from . import _files, _inputs
@@ -37,7 +40,7 @@ from ._files import (
 )
 from ._inputs import GZIP_MAGIC, ConvertError, Input
 from ._route import convert
-from ._types import Loss, UnsupportedConversion
+from ._types import Conversion, Loss, UnsupportedConversion
 
 __all__ = ["NotStreamed", "Stream", "streamed"]
 
@@ -45,8 +48,16 @@ _RECOGNISED_FROM = 64
 """The documents recognition looks at (``_files._recognised``)."""
 
 
-_ALONE_PAIRS = (("clark-agent", "phi-core"), ("phi-core", "clark-agent"))
-"""The pairs some of whose types convert document by document (``_files._converts_alone``)."""
+_STREAMED_PAIRS = (("clark-agent", "phi-core"), ("phi-core", "clark-agent"))
+"""The pairs some of whose types are streamed (``_converts_alone``, ``STREAM_CONVERTERS``)."""
+
+
+STREAM_CONVERTERS: dict[tuple[str, str, str], str] = {
+    ("clark-agent", HUB, "AgentEvent"): f"{FOLDERS['clark-agent']}.convert:EventStreamToPhi",
+}
+"""(source, target, type) -> ``"module:class"`` of a converter whose documents need the ones
+before them (and what the stream tells first): made with the stream's identity, its ``convert``
+called on each batch in turn."""
 
 
 class NotStreamed(Exception):
@@ -78,19 +89,17 @@ class Stream:
         another type."""
         module = find(MODULES[self.format], self.format).load()
         kind: str | None = None
+        converter: Callable[[list[Any]], Conversion[Any]] | None = None
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
                 for batch in _batched(_lines(self.handle), _files.BATCH):
                     values, types, read = _read_documents(self.source, batch, module, self.format)
                     kind = kind or types[0]
-                    if any(name != kind for name in types) or not _converts_alone(
-                        self.format, self.target, kind
-                    ):
+                    if any(name != kind for name in types):
                         raise NotStreamed(self.source.name)
+                    converter = converter or self._converter(kind, module)
                     try:
-                        result = convert(
-                            values, source=self.format, target=self.target, name=self.source.name
-                        )
+                        result = converter(values)
                     except UnsupportedConversion as error:
                         raise ConvertError(f"{self.source.name}: {error}") from None
                     del values
@@ -110,6 +119,37 @@ class Stream:
                     yield written
         finally:
             self.handle.close()
+
+    def _converter(self, kind: str, module: Any) -> Callable[[list[Any]], Conversion[Any]]:
+        """What converts each batch: ``convert`` where each document converts alone, a stream
+        converter that carries the run's state where the pair has one (clark-agent events to
+        phi-core); ``NotStreamed`` for any other type."""
+        name = self.source.name
+        if _converts_alone(self.format, self.target, kind):
+            return lambda values: convert(values, source=self.format, target=self.target, name=name)
+        location = STREAM_CONVERTERS.get((self.format, self.target, kind))
+        if location is None:
+            raise NotStreamed(name)
+        path, _, attribute = location.partition(":")
+        made = getattr(importlib.import_module(path), attribute)(self._identity(module))
+        stream_converter: Callable[[list[Any]], Conversion[Any]] = made.convert
+        return stream_converter
+
+    def _identity(self, module: Any) -> Any | None:
+        """The identity of the stream's first ``run_identified`` event, read as the stream reads
+        it (None: there is none before the first line the stream will reject, which it reports)."""
+        with open(self.source.name, "rb") as handle:
+            for line, text in _lines(handle):
+                if b"run_identified" not in text:
+                    continue
+                try:
+                    read = _read_documents(self.source, [(line, text)], module, self.format)
+                except ConvertError:
+                    return None
+                (value,) = read[0]
+                if type(value).__name__ == "RunIdentified":
+                    return value.identity
+        return None
 
     def _lost(
         self,
@@ -212,7 +252,7 @@ def _started(
         return None
     if recognised.type == "SessionFile":
         return None
-    if (recognised.format, target) not in _ALONE_PAIRS:
+    if (recognised.format, target) not in _STREAMED_PAIRS:
         return None
     handle.seek(0)
     return Stream(source, handle, recognised.format, target, keep)
