@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,14 @@ from typing import Any
 import pytest
 from command import run
 from corpus import fixtures_root
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import phi_wire.convert
 import phi_wire.convert._files as convert_files
 import phi_wire.convert._stream as convert_stream
 import phi_wire.convert._write as convert_write
+from phi_wire.convert import read_input
 
 CLARK = fixtures_root() / "clark-agent" / "0.4.0"
 PHI = fixtures_root() / "phi-core" / "0.10.0"
@@ -235,3 +239,86 @@ def test_a_clark_event_stream_is_streamed_with_its_run_identity_wherever_it_is(
     loop_ids = {json.loads(line).get("loop_id") for line in streamed[3].splitlines()}
     run_id = json.loads(identified[0])["identity"]["run_id"]
     assert loop_ids == ({""} if where is None else {run_id})
+
+
+def _corpus_lines(format: str, patterns: list[str]) -> list[bytes]:
+    """Each document of the fixture files matched, as one line (a JSON file's: compacted)."""
+    found: list[bytes] = []
+    for pattern in patterns:
+        for path in sorted((fixtures_root() / format).glob(pattern)):
+            if path.suffix == ".json":
+                found.append(json.dumps(json.loads(path.read_bytes())).encode())
+            else:
+                found += [line for line in path.read_bytes().splitlines() if line.strip()]
+    return found
+
+
+GENERATED = {
+    ("clark-agent", "phi-core"): _corpus_lines(
+        "clark-agent", ["0.4.0/history/*", "0.4.0/streams/*", "0.4.0/valid/AgentMessage/*"]
+    ),
+    ("phi-core", "clark-agent"): _corpus_lines(
+        "phi-core", ["0.10.0/streams/*", "0.10.0/valid/AgentMessage/*"]
+    ),
+}
+
+
+def _streamed_or_not(path: Path, source: str, target: str, keep: bool) -> Any:
+    """What the stream gives (documents, losses, counts, documents read), or the error it says,
+    or None when it hands the input back to be converted whole."""
+    stream = convert_stream.streamed(str(path), source, target, None, keep=keep)
+    if stream is None:
+        return None
+    try:
+        documents = [document for batch in stream.batches() for document in batch]
+    except convert_stream.NotStreamed:
+        return None
+    except phi_wire.convert.ConvertError as error:
+        return str(error)
+    converted = stream.converted()
+    return documents, converted.losses, converted.loss_counts(), converted.documents
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pair=st.sampled_from(sorted(GENERATED)),
+    picks=st.lists(st.integers(min_value=0), min_size=2, max_size=40),
+    batch=st.integers(min_value=1, max_value=6),
+    keep=st.booleans(),
+    broken=st.one_of(st.none(), st.integers(min_value=0)),
+)
+def test_any_file_of_corpus_lines_streams_as_it_converts_whole(
+    pair: tuple[str, str], picks: list[int], batch: int, keep: bool, broken: int | None
+) -> None:
+    """Generated files (corpus documents of the streamed pairs in any order and number: history
+    rows, events of several runs, single messages, mixed; a line made invalid at random), streamed
+    in batches of 1 to 6: the same documents, losses (or their counts) and documents read as
+    converting the file whole, or the same one-line error; or handed back to be converted whole
+    (documents of several types)."""
+    source, target = pair
+    pool = GENERATED[pair]
+    lines = [pool[pick % len(pool)] for pick in picks]
+    if broken is not None:
+        lines[broken % len(lines)] = b'{"role":"user","content":7,"timestamp":"x"}'
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "generated.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        saved = convert_files.BATCH
+        convert_files.BATCH = batch
+        try:
+            streamed = _streamed_or_not(path, source, target, keep)
+            try:
+                whole = convert_files.convert_input(read_input(str(path)), source, target)
+            except phi_wire.convert.ConvertError as error:
+                assert streamed is None or streamed == str(error)
+                return
+        finally:
+            convert_files.BATCH = saved
+    if streamed is None:
+        return
+    assert not isinstance(streamed, str), streamed
+    documents, losses, counts, read = streamed
+    assert documents == whole.documents_written
+    assert read == whole.documents
+    assert list(counts.items()) == list(whole.loss_counts().items())
+    assert losses == (whole.losses if keep else [])
