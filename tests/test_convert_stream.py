@@ -7,8 +7,12 @@ losses, the errors, the fall-back for documents of several types)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import tempfile
+import threading
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -322,3 +326,28 @@ def test_any_file_of_corpus_lines_streams_as_it_converts_whole(
     assert read == whole.documents
     assert list(counts.items()) == list(whole.loss_counts().items())
     assert losses == (whole.losses if keep else [])
+
+
+def test_a_named_pipe_is_read_once_not_opened_to_look_at_it(tmp_path: Path) -> None:
+    """A FIFO is no file to stream: it is read whole, as before, never opened and closed first
+    (which would drop what its writer wrote and leave the second open waiting for a writer that
+    is gone). The command runs in a child process, so that a hang fails the test, not the run."""
+    fifo = tmp_path / "history.jsonl"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "wb") as pipe:
+            pipe.write(HISTORY.read_bytes())
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    result = subprocess.run(
+        [sys.executable, "-m", "phi_wire", "convert", "--to", "phi-core", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    writer.join(timeout=5)
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.splitlines()) == len(HISTORY.read_bytes().splitlines())

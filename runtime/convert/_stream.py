@@ -214,9 +214,11 @@ def streamed(
     start (``convert_input`` says what, in its words)."""
     if name == "-" or version is not None:
         return None
-    try:
+    try:  # a regular file only: a pipe opened here and closed would lose what it holds
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None
         handle = open(name, "rb")  # noqa: SIM115 (the stream closes it)
-    except OSError:
+    except (OSError, ValueError):
         return None
     try:
         stream = _started(name, handle, given, target, keep)
