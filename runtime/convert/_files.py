@@ -193,6 +193,11 @@ history rows to phi-core, phi-core messages and events to clark-agent): the mode
 are held, not the input's."""
 
 
+def batch_size() -> int:
+    """``BATCH``, read when called (a test may set it)."""
+    return BATCH
+
+
 def _converts_alone(format: str, target: str, kind: str) -> bool:
     """Whether each document of this type converts on its own (no document tells the converter
     anything about another: clark-agent's events do, a run's identity; phi-core's messages to

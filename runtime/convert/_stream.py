@@ -27,7 +27,6 @@ from typing import IO, Any
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
-from . import _files, _inputs
 from ._files import (
     MODULES,
     Converted,
@@ -37,8 +36,9 @@ from ._files import (
     _read_documents,
     _recognised,
     _where,
+    batch_size,
 )
-from ._inputs import GZIP_MAGIC, ConvertError, Input
+from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._route import convert
 from ._types import Conversion, Loss, UnsupportedConversion
 
@@ -92,7 +92,7 @@ class Stream:
         converter: Callable[[list[Any]], Conversion[Any]] | None = None
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
-                for batch in _batched(_lines(self.handle), _files.BATCH):
+                for batch in _batched(_lines(self.handle), batch_size()):
                     values, types, read = _read_documents(self.source, batch, module, self.format)
                     kind = kind or types[0]
                     if any(name != kind for name in types):
@@ -233,7 +233,7 @@ def _started(
     name: str, handle: IO[bytes], given: str | None, target: str, keep: bool
 ) -> Stream | None:
     found = os.fstat(handle.fileno())
-    if not stat.S_ISREG(found.st_mode) or found.st_size > _inputs.MAX_INPUT_BYTES:
+    if not stat.S_ISREG(found.st_mode) or found.st_size > max_input_bytes():
         return None
     if handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
         return None
