@@ -40,9 +40,12 @@ document, the target's ``dumps`` and ``json.loads`` + ``json.dumps`` per line, m
 interleaved rounds: where the command's time goes.
 
 Memory (``--memory``: after the rest; ``--memory-only``: alone). The command's peak RSS on a small
-and a big input of one kind (``--memory-mb``, default 20 and 200 MB), for clark-agent history ->
-phi-core and phi-core messages -> Operator-Use (issue 19's goal: the big input's peak under 2x the
-small one's).
+and a big input of one kind (``--memory-mb``, default 20 and 200 MB), for the directions of
+``MEMORY_CASES`` that ``--only`` keeps: the streamed ones (clark-agent history -> phi-core,
+phi-core messages and events -> clark-agent) and two read whole (phi-core messages ->
+Operator-Use, clark-agent events -> phi-core) (issue 19's goal: the big input's peak under 2x the
+small one's). The peak is the child's VmHWM, not ``getrusage(RUSAGE_CHILDREN)``: Linux carries
+``ru_maxrss`` over ``exec``, so a child would report at least the benchmark's own peak.
 
 ``--only TEXT`` (repeatable) keeps the cases whose name contains TEXT (``--only 'clark-agent
 history'``).
@@ -374,7 +377,16 @@ KINDS = {
     )
 }
 FORMATS = ("phi-core", "clark-agent", "operator-use")
-MEMORY_CASES = (("clark-agent history", "phi-core"), ("phi-core messages", "operator-use"))
+MEMORY_CASES = (
+    ("clark-agent history", "phi-core"),
+    ("phi-core messages", "clark-agent"),
+    ("phi-core events", "clark-agent"),
+    ("phi-core messages", "operator-use"),
+    ("clark-agent events", "phi-core"),
+)
+"""The directions whose peak RSS is measured at two sizes: the three streamed ones (each document
+converts alone), and two whose documents need each other (a session file written, a stream's
+run identity), read whole."""
 
 
 def generated(kind: Kind, fixtures: Path, folder: Path, megabytes: float) -> Path:

@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from phi_wire.formats import FORMATS
 
@@ -23,7 +23,7 @@ from ._shared import (
 )
 
 if TYPE_CHECKING:  # imported when the command runs, not at every start-up
-    from phi_wire.convert import AtomicFile, Converted, Outputs
+    from phi_wire.convert import AtomicFile, Converted, Outputs, Stream
 
     from ._convert_report import ConvertReport
 
@@ -37,7 +37,10 @@ build_session_context rebuilds it), gzip-compressed or not, - (standard input), 
 their files are found as phi-wire validate finds them (.json, .jsonl, .ndjson names; hidden and
 vendored folders skipped) and each converted on its own. --from names the inputs' format, else it
 is recognised for each input (the formats of phi-wire validate). A JSONL file's documents are
-converted together: an event stream's events, a history's rows.
+converted together: an event stream's events, a history's rows; a file whose rows each convert
+alone or carry a state forward (clark-agent history or events -> phi-core, phi-core messages or
+events -> clark-agent) is streamed, 1,000 lines at a time, its memory bounded by one batch, not by
+the file.
 
 Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
 ways; any other pair goes through phi-core (the second step's losses point into the phi-core form).
@@ -243,8 +246,14 @@ def _convert_one(
     """One input read, converted and written where ``outputs`` says: what was converted and
     where it went (``-``: standard output), or None when something went wrong, said in one
     line of the report (the run goes on with the next input)."""
-    from phi_wire.convert import ConvertError, convert_input, read_input, write_atomically
+    from phi_wire.convert import ConvertError, convert_input, read_input, streamed, write_atomically
 
+    keep = args.verbose or args.output_format == "json" or args.loss_report is not None
+    stream = streamed(name, args.source, *args.target, keep=keep)
+    if stream is not None:
+        done = _write_stream(stream, name, under, outputs, inputs_seen, output, report)
+        if done != _WHOLE:
+            return done
     try:
         converted = convert_input(read_input(name), args.source, *args.target)
     except ConvertError as error:
@@ -265,6 +274,57 @@ def _convert_one(
         report.error(f"{target}: cannot write ({error.strerror or error}): not written", name)
         return None
     return converted, str(target)
+
+
+_WHOLE: Final = "whole"
+"""``_write_stream``'s word for: convert this input whole after all (``convert_input``)."""
+
+
+def _write_stream(
+    stream: Stream,
+    name: str,
+    under: str | None,
+    outputs: Outputs,
+    inputs_seen: set[tuple[int, int]],
+    output: Output,
+    report: ConvertReport,
+) -> tuple[Converted, str] | Literal["whole"] | None:
+    """A streamed input converted and written batch by batch, as ``_convert_one`` does it whole
+    (standard output gets the whole text at the end: nothing of an input that fails). ``_WHOLE``
+    when the input is to be converted whole instead, nothing written: documents of several
+    types, or an output that cannot be written (converting it whole says which comes first,
+    the input's error or the output's, as it always did)."""
+    from phi_wire.convert import AtomicFile, ConvertError, NotStreamed
+
+    target = outputs.path_for(name, under, True)
+    if target is None:
+        try:
+            pieces = ["".join(document + "\n" for document in batch) for batch in stream.batches()]
+        except ConvertError as error:
+            report.error(str(error))
+            return None
+        except NotStreamed:
+            return _WHOLE
+        output.text("".join(pieces))
+        return stream.converted(), "-"
+    try:
+        if _identity(target) in inputs_seen:
+            stream.handle.close()
+            return _WHOLE
+        output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with AtomicFile(target) as out:
+            for batch in stream.batches():
+                output.stop_if_interrupted()
+                out.write("".join(document + "\n" for document in batch))
+            out.commit()
+    except ConvertError as error:
+        report.error(str(error))
+        return None
+    except (NotStreamed, OSError):
+        stream.handle.close()
+        return _WHOLE
+    return stream.converted(), str(target)
 
 
 def _identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:

@@ -88,10 +88,12 @@ class ConvertReport:
         """An input converted and written (``written``: where; ``-``: standard output)."""
         self.converted_inputs += 1
         self.documents += converted.documents
-        self.losses += len(converted.losses)
-        self.with_losses += bool(converted.losses)
-        for _, loss in converted.losses:
-            self.kinds[loss.kind] = self.kinds.get(loss.kind, 0) + 1
+        counts = converted.loss_counts()
+        lost = sum(counts.values())
+        self.losses += lost
+        self.with_losses += bool(lost)
+        for (kind, _), count in counts.items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + count
         if self.json or self.file is not None:
             for where, loss in converted.losses:
                 line = where[len(name) + 1 :] if where.startswith(name + ":") else ""
@@ -159,7 +161,7 @@ class ConvertReport:
             "documents": converted.documents,
             "entries": converted.entries,
             "written": printable(written),
-            "losses": len(converted.losses),
+            "losses": sum(converted.loss_counts().values()),
         }
 
     def _record(self, record: dict[str, Any]) -> None:
@@ -193,20 +195,20 @@ class ConvertReport:
     def _summarise(self, name: str, converted: Converted, written: str) -> None:
         """One input's losses on standard error: counted by kind and reason (``verbose``: each
         one's ``file:line /pointer`` too)."""
-        losses = converted.losses
+        counts = converted.loss_counts()
         read = plural(converted.documents, "document")
         if converted.entries:
             read = f"a session file of {plural(converted.entries, 'entry', 'entries')}"
         what = f"{name}: {converted.source} -> {converted.target}, {read}, written to {written}: "
-        if not losses:
+        if not counts:
             self._note(what + "nothing lost")
             return
-        self._note(what + plural(len(losses), "loss", "losses"))
-        groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for where, loss in losses:
-            groups.setdefault((loss.kind, loss.reason), []).append((where, loss.pointer))
-        for (kind, reason), places in sorted(groups.items(), key=lambda item: -len(item[1])):
-            self.output.note(f"  {len(places):,} {kind}: {reason}")
-            if self.verbose:
-                for where, pointer in places:
-                    self.output.note(f"    {where} {pointer or '/'}")
+        self._note(what + plural(sum(counts.values()), "loss", "losses"))
+        places: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        if self.verbose:  # the losses are kept one by one (``keep``)
+            for where, loss in converted.losses:
+                places.setdefault((loss.kind, loss.reason), []).append((where, loss.pointer))
+        for (kind, reason), count in sorted(counts.items(), key=lambda item: -item[1]):
+            self.output.note(f"  {count:,} {kind}: {reason}")
+            for where, pointer in places.get((kind, reason), ()):
+                self.output.note(f"    {where} {pointer or '/'}")

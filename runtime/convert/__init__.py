@@ -55,6 +55,7 @@ from ._library import Document, Lost, convert_file, convert_stream
 from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
 from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
+from ._stream import NotStreamed, Stream, streamed
 from ._types import Conversion, Loss, UnsupportedConversion
 from ._write import AtomicFile, write_atomically
 
@@ -73,8 +74,10 @@ __all__ = [
     "Loss",
     "Lost",
     "Named",
+    "NotStreamed",
     "OutputRefused",
     "Outputs",
+    "Stream",
     "UnsupportedConversion",
     "convert",
     "convert_file",
@@ -87,6 +90,7 @@ __all__ = [
     "plan_outputs",
     "read_input",
     "reordered_by_sorting",
+    "streamed",
     "to_session_file",
     "write_atomically",
 ]

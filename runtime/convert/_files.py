@@ -71,6 +71,18 @@ class Converted:
     """Each document written, its JSON without a line end (a session file: the whole file)."""
     version: str = ""
     """The version (or layout) of the target written."""
+    counted: dict[tuple[str, str], int] | None = None
+    """The losses counted by (kind, reason), in the order each first came, when they were not
+    kept one by one (a streamed input's: ``losses`` is then empty, ``text`` too)."""
+
+    def loss_counts(self) -> dict[tuple[str, str], int]:
+        """The losses counted by (kind, reason), in the order each first came."""
+        if self.counted is not None:
+            return self.counted
+        counts: dict[tuple[str, str], int] = {}
+        for _, loss in self.losses:
+            counts[(loss.kind, loss.reason)] = counts.get((loss.kind, loss.reason), 0) + 1
+        return counts
 
 
 def _parsed(source: Input, line: int, text: bytes, format: str | None = None) -> Any:
@@ -193,6 +205,11 @@ BATCH = 1000
 """The documents of a JSONL input converted at once where each converts on its own (clark-agent
 history rows to phi-core, phi-core messages and events to clark-agent): the models of one batch
 are held, not the input's."""
+
+
+def batch_size() -> int:
+    """``BATCH``, read when called (a test may set it)."""
+    return BATCH
 
 
 def _converts_alone(format: str, target: str, kind: str) -> bool:

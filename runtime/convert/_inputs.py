@@ -32,6 +32,11 @@ MAX_INPUT_BYTES = 256 * 1024 * 1024
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+def max_input_bytes() -> int:
+    """``MAX_INPUT_BYTES``, read when called (a test may set it)."""
+    return MAX_INPUT_BYTES
+
+
 class ConvertError(Exception):
     """An input that cannot be converted: the message names the file and line."""
 

@@ -367,6 +367,29 @@ def _event_to_phi(event: Any, pointer: str, losses: _Losses, run: _Run) -> Any:
     raise UnsupportedConversion(f"not a clark-agent event: {type(event).__name__}")
 
 
+class EventStreamToPhi:
+    """A clark-agent event stream converted to phi-core a batch of events at a time (a streamed
+    file): the run's state (the turn counted, the latest message's timestamp) carried from one
+    batch to the next, its identity the stream's first ``run_identified`` (found before the first
+    batch, wherever it is), so the batches give the events and losses ``to_phi_core`` gives for
+    the whole stream (each loss's pointer into its batch: ``/<index in the batch>...``)."""
+
+    def __init__(self, identity: Any | None) -> None:
+        self._run = _Run(())
+        self._run.identity = identity
+
+    def convert(self, events: Sequence[Any]) -> Conversion[Any]:
+        """The next batch of the stream, as ``to_phi_core`` converts a stream's events."""
+        if not all(isinstance(event, CLARK_EVENTS) for event in events):
+            raise UnsupportedConversion("a clark-agent event stream holds events only")
+        losses = _Losses()
+        converted = [
+            _event_to_phi(event, _at("", index), losses, self._run)
+            for index, event in enumerate(events)
+        ]
+        return Conversion([event for event in converted if event is not None], tuple(losses.items))
+
+
 def _sum_usage(messages: Iterable[Any]) -> Any:
     total = {name: 0 for name in phi.Usage.model_fields}
     for message in messages:

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 from ._events_from_phi import from_phi_core
 from ._shared import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
-from ._to_phi import to_phi_core
+from ._to_phi import EventStreamToPhi, to_phi_core
 
 __all__ = [
     "STOP_REASON_FROM_PHI",
     "STOP_REASON_TO_PHI",
     "SYSTEM_KIND",
     "USAGE_FIELDS",
+    "EventStreamToPhi",
     "from_phi_core",
     "to_phi_core",
 ]

@@ -1,0 +1,260 @@
+"""A JSONL file whose documents each convert on their own (clark-agent history rows to phi-core,
+phi-core messages and events to clark-agent: no document tells the converter anything about
+another), or with a state carried from one to the next (clark-agent events to phi-core: the
+run's identity, found first, its turns and latest timestamp), converted as it is read: ``BATCH``
+lines read, validated, converted and handed on to be written, then the next ones, so that memory
+is bounded by one batch's models, not by the file.
+Its losses are counted by kind and reason as they come, or kept one by one (with their places)
+when the caller asks (``keep``: ``-v``, ``--output-format json``, ``--loss-report``).
+
+The documents written and the losses (their order too) are exactly those of ``convert_input``.
+Any other input is read whole by ``convert_input``: ``streamed`` returns None for it (one JSON
+document, gzip, standard input, a file over ``MAX_INPUT_BYTES``, a session file, another version
+of the target, a pair whose documents need each other), and ``Stream.batches`` raises
+``NotStreamed`` when a later batch shows documents of another type (the caller drops what it
+was writing and converts the input whole).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from phi_wire.formats import FOLDERS, HUB, find
+from phi_wire.serde import CollectorPaused
+
+from ._files import (
+    MODULES,
+    Converted,
+    _converts_alone,
+    _dumped,
+    _parsed,
+    _read_documents,
+    _recognised,
+    _where,
+    batch_size,
+)
+from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
+from ._route import convert
+from ._types import Conversion, Loss, UnsupportedConversion
+
+__all__ = ["NotStreamed", "Stream", "streamed"]
+
+_RECOGNISED_FROM = 64
+"""The documents recognition looks at (``_files._recognised``)."""
+
+
+_STREAMED_PAIRS = (("clark-agent", "phi-core"), ("phi-core", "clark-agent"))
+"""The pairs some of whose types are streamed (``_converts_alone``, ``STREAM_CONVERTERS``)."""
+
+
+STREAM_CONVERTERS: dict[tuple[str, str, str], str] = {
+    ("clark-agent", HUB, "AgentEvent"): f"{FOLDERS['clark-agent']}.convert:EventStreamToPhi",
+}
+"""(source, target, type) -> ``"module:class"`` of a converter whose documents need the ones
+before them (and what the stream tells first): made with the stream's identity, its ``convert``
+called on each batch in turn."""
+
+
+class NotStreamed(Exception):
+    """This input's documents are not all of one type that converts alone: convert it whole."""
+
+
+@dataclass
+class Stream:
+    """A JSONL file being converted batch by batch: ``batches`` yields each batch's documents as
+    the target writes them (JSON, no line end); ``converted`` says what was done, once they are
+    all out."""
+
+    source: Input
+    """The input (its name; ``documents``: only the first ones, which recognition read)."""
+    handle: IO[bytes]
+    format: str
+    target: str
+    keep: bool
+    documents: int = 0
+    read: list[tuple[str, Loss]] = field(default_factory=list)
+    """The losses of reading (kept only with ``keep``), written before the converter's."""
+    losses: list[tuple[str, Loss]] = field(default_factory=list)
+    read_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    counts: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def batches(self) -> Iterator[list[str]]:
+        """Each batch converted, in order; ``ConvertError`` (one line, the words of
+        ``convert_input``) at the first document that cannot be, ``NotStreamed`` at a batch of
+        another type."""
+        module = find(MODULES[self.format], self.format).load()
+        kind: str | None = None
+        converter: Callable[[list[Any]], Conversion[Any]] | None = None
+        try:
+            with CollectorPaused():  # see convert_input: reference counting frees a batch
+                for batch in _batched(_lines(self.handle), batch_size()):
+                    values, types, read = _read_documents(self.source, batch, module, self.format)
+                    kind = kind or types[0]
+                    if any(name != kind for name in types):
+                        raise NotStreamed(self.source.name)
+                    converter = converter or self._converter(kind, module)
+                    try:
+                        result = converter(values)
+                    except UnsupportedConversion as error:
+                        raise ConvertError(f"{self.source.name}: {error}") from None
+                    del values
+                    written, _, _ = _dumped(result.value, self.target)
+                    self.documents += len(batch)
+                    self._lost(read, self.read, self.read_counts)
+                    lines = [line for line, _ in batch]
+                    self._lost(
+                        [
+                            (where, Loss(pointer, loss.kind, loss.reason))
+                            for loss in result.losses
+                            for where, pointer in (_where(self.source, lines, True, loss.pointer),)
+                        ],
+                        self.losses,
+                        self.counts,
+                    )
+                    yield written
+        finally:
+            self.handle.close()
+
+    def _converter(self, kind: str, module: Any) -> Callable[[list[Any]], Conversion[Any]]:
+        """What converts each batch: ``convert`` where each document converts alone, a stream
+        converter that carries the run's state where the pair has one (clark-agent events to
+        phi-core); ``NotStreamed`` for any other type."""
+        name = self.source.name
+        if _converts_alone(self.format, self.target, kind):
+            return lambda values: convert(values, source=self.format, target=self.target, name=name)
+        location = STREAM_CONVERTERS.get((self.format, self.target, kind))
+        if location is None:
+            raise NotStreamed(name)
+        path, _, attribute = location.partition(":")
+        made = getattr(importlib.import_module(path), attribute)(self._identity(module))
+        stream_converter: Callable[[list[Any]], Conversion[Any]] = made.convert
+        return stream_converter
+
+    def _identity(self, module: Any) -> Any | None:
+        """The identity of the stream's first ``run_identified`` event, read as the stream reads
+        it (None: there is none before the first line the stream will reject, which it reports)."""
+        with open(self.source.name, "rb") as handle:
+            for line, text in _lines(handle):
+                if b"run_identified" not in text:
+                    continue
+                try:
+                    read = _read_documents(self.source, [(line, text)], module, self.format)
+                except ConvertError:
+                    return None
+                (value,) = read[0]
+                if type(value).__name__ == "RunIdentified":
+                    return value.identity
+        return None
+
+    def _lost(
+        self,
+        found: list[tuple[str, Loss]],
+        kept: list[tuple[str, Loss]],
+        counts: dict[tuple[str, str], int],
+    ) -> None:
+        if self.keep:
+            kept += found
+            return
+        for _, loss in found:
+            key = (loss.kind, loss.reason)
+            counts[key] = counts.get(key, 0) + 1
+
+    def converted(self) -> Converted:
+        """What was converted (no text: it was handed on batch by batch), its losses kept or
+        counted (the reading's first, as ``convert_input`` gives them)."""
+        counted: dict[tuple[str, str], int] | None = None
+        if not self.keep:
+            counted = dict(self.read_counts)
+            for key, count in self.counts.items():
+                counted[key] = counted.get(key, 0) + count
+        return Converted(
+            self.format,
+            self.target,
+            "",
+            self.read + self.losses,
+            self.documents,
+            True,
+            0,
+            [],
+            MODULES[self.target],
+            counted,
+        )
+
+
+def _lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes without the line end) of each line that is not blank, as
+    ``_inputs.input_of`` finds a JSONL file's documents."""
+    for number, line in enumerate(handle, 1):
+        body = line[:-1] if line.endswith(b"\n") else line
+        if body.strip():
+            yield number, body
+
+
+def _batched(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tuple[int, bytes]]]:
+    batch: list[tuple[int, bytes]] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def streamed(
+    name: str, given: str | None, target: str, version: str | None, *, keep: bool
+) -> Stream | None:
+    """The file ``name`` as a ``Stream`` to ``target`` (from ``given``, or the format recognised),
+    or None when it is converted whole (``convert_input``): also when something is wrong with its
+    start (``convert_input`` says what, in its words)."""
+    if name == "-" or version is not None:
+        return None
+    try:  # a regular file only: a pipe opened here and closed would lose what it holds
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None
+        handle = open(name, "rb")  # noqa: SIM115 (the stream closes it)
+    except (OSError, ValueError):
+        return None
+    try:
+        stream = _started(name, handle, given, target, keep)
+    except (OSError, ConvertError):
+        stream = None
+    if stream is None:
+        handle.close()
+    return stream
+
+
+def _started(
+    name: str, handle: IO[bytes], given: str | None, target: str, keep: bool
+) -> Stream | None:
+    found = os.fstat(handle.fileno())
+    if not stat.S_ISREG(found.st_mode) or found.st_size > max_input_bytes():
+        return None
+    if handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+        return None
+    handle.seek(0)
+    first: list[tuple[int, bytes]] = []
+    for line in _lines(handle):
+        first.append(line)
+        if len(first) == _RECOGNISED_FROM:
+            break
+    if len(first) < 2:
+        return None  # one document (or none): read whole
+    source = Input(name, b"", True, first)
+    # the first line one JSON value and a second line: the file is no single JSON value (its
+    # whole text would have more after the first value), so JSONL, as ``input_of`` finds it
+    _parsed(source, *first[0])
+    recognised = _recognised(source, given)
+    if recognised.format not in MODULES or target not in MODULES:
+        return None
+    if recognised.type == "SessionFile":
+        return None
+    if (recognised.format, target) not in _STREAMED_PAIRS:
+        return None
+    handle.seek(0)
+    return Stream(source, handle, recognised.format, target, keep)
