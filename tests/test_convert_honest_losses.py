@@ -267,3 +267,57 @@ def test_5_ids_depend_on_the_input_name() -> None:
     other = convert(value, source="phi-core", target="operator-use", name="b.jsonl").value
     assert isinstance(one, list) and isinstance(again, list) and isinstance(other, list)
     assert ou.dumps(one[0]) == ou.dumps(again[0]) != ou.dumps(other[0])
+
+
+def test_a_message_of_the_other_operator_use_layout_in_a_session_file_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A phi-core extension message carrying an Operator-Use message only d1cdaad8 writes (a
+    ``terminate_message``), written with another message as a (d0da87a6) session file: a
+    traceback before; now the custom message that carries it, and a loss naming it."""
+    block = {
+        "type": "tool_result",
+        "id": "c",
+        "content": "done",
+        "is_error": False,
+        "metadata": {},
+        "terminate": True,
+        "terminate_message": "bye",
+    }
+    data = {"contents": [block], "id": "3c4d", "timestamp": 1.5, "role": "tool"}
+    carried = {"role": "extension", "kind": "operator-use.tool", "data": data}
+    user = {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}
+    source = tmp_path / "two.jsonl"
+    source.write_text(f"{json.dumps(carried)}\n{json.dumps(user)}\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    code, _, err = run(
+        capsys,
+        "convert",
+        "--from",
+        "phi-core",
+        "--to",
+        "operator-use",
+        "-v",
+        str(source),
+        "-o",
+        str(out),
+    )
+    assert code == 0, err
+    assert "written as a custom message that carries it" in err and f"{source}:1 /" in err
+    entries = list(ou.loads(ou.SessionFile, out.read_text(encoding="utf-8")))
+    messages = [entry.message for entry in entries if getattr(entry, "message", None)]
+    assert [message.role for message in messages] == ["custom", "user"]
+    assert json.loads(ou.dumps(messages[0]))["details"] == data
+
+
+def test_a_carried_operator_use_message_whose_keys_phi_core_sorted_keeps_its_layout() -> None:
+    """phi-core sorts an extension's data, and key order is what tells d0da87a6's LLM messages
+    from d1cdaad8's: a d0da87a6 system message through phi-core comes back as d0da87a6's (it
+    was taken for d1cdaad8's, which a d0da87a6 session file cannot hold)."""
+    system = (
+        fixtures_root() / "operator-use/d0da87a6/valid/AgentMessage/AgentMessage.system.text.json"
+    )
+    value = ou.loads(ou.AgentMessage, system.read_text(encoding="utf-8"))
+    there = convert(value, source="operator-use", target="phi-core").value
+    back = convert(there, source="phi-core", target="operator-use")
+    assert ou.dumps(back.value[0]) == system.read_text(encoding="utf-8").strip()

@@ -139,14 +139,6 @@ def test_the_corpus_holds_messages_of_every_format() -> None:
     assert len(MESSAGES) > 200
 
 
-OPERATOR_USE_SYSTEM_IN_A_SESSION_FILE = pytest.mark.xfail(
-    strict=True,
-    reason="Operator-Use's session_from_phi_core: a system ExtensionMessage whose data phi-core "
-    "wrote sorted is read as a d1cdaad8 model and refused by a d0da87a6 MessageEntry (a "
-    "traceback; without pi too: a phi-core JSONL of it and one more message, --to operator-use)",
-)
-
-
 CLARK_SYSTEM_TIME_BEYOND_A_DOUBLE = pytest.mark.xfail(
     strict=True,
     reason="pi's numbers are doubles: a clark system message's u64::MAX timestamp comes back "
@@ -156,8 +148,6 @@ CLARK_SYSTEM_TIME_BEYOND_A_DOUBLE = pytest.mark.xfail(
 
 
 def _marked(fixture: Fixture, target: str) -> Any:
-    if fixture.implementation == "operator-use" and target == "pi" and ".system." in fixture.id:
-        return pytest.param(fixture, target, marks=OPERATOR_USE_SYSTEM_IN_A_SESSION_FILE)
     if (
         fixture.implementation == "clark-agent"
         and target == "pi"

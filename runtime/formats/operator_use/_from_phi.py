@@ -93,7 +93,8 @@ def session_from_phi_core(
     parent: str | None = None
     in_effect = ("", "")  # before any model_change, Operator-Use's context names no model
     assistants = iter(models)
-    for message in converted.value:
+    for index, message in enumerate(converted.value):
+        message = _in_this_layout(message, f"/{index}", losses)
         if message.role == "assistant":
             model = next(assistants)
             if model != in_effect:
@@ -118,6 +119,39 @@ def session_from_phi_core(
     if len(entries) > 1:
         losses.append(Loss("", "invented", "entry ids (8 hex characters) and parent links"))
     return Conversion(SessionFileLines(entries), tuple(losses))
+
+
+_THIS_LAYOUT = ou.MessageEntry.__module__.rpartition(".")[0]
+"""The package of the session file's layout's models (a message read by another layout's is
+not one its ``MessageEntry`` holds)."""
+
+
+def _in_this_layout(message: Any, pointer: str, losses: list[Loss]) -> Any:
+    """``message`` as a message of the session file's layout (``ou``'s): a message of the other
+    layout (an extension message carried it, and ``from_phi_core`` kept its layout) becomes the
+    custom message that carries it whole, which Operator-Use's reader reads back as it was."""
+    if type(message).__module__.rpartition(".")[0] == _THIS_LAYOUT:
+        return message
+    data = json.loads(message.model_dump_json())
+    losses.append(
+        Loss(
+            pointer,
+            "changed",
+            f"an Operator-Use message of another layout than this session file's ({ou.VERSION}): "
+            "written as a custom message that carries it",
+        )
+    )
+    return ou.loads(
+        ou.AgentMessage,
+        json.dumps(
+            {
+                "role": "custom",
+                "custom_type": f"operator-use.{data.get('role')}",
+                "timestamp": 0.0,
+                "details": data,
+            }
+        ),
+    )
 
 
 def _messages_from_phi(
@@ -302,7 +336,9 @@ def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) 
     kind, data = message["kind"], message["data"]
     role = kind.removeprefix("operator-use.")
     if kind != role and isinstance(data, dict) and data.get("role") == role:
-        module = ou.layout(layout_of(data))  # a d1cdaad8 message stays a d1cdaad8 model
+        # a d1cdaad8 message stays a d1cdaad8 model; phi-core sorted its keys, so their order
+        # (one layout's mark) tells nothing
+        module = ou.layout(layout_of(data, ordered=False))
         try:
             return module.loads(module.AgentMessage, json.dumps(data))
         except ValueError:
