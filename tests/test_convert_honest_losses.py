@@ -321,3 +321,29 @@ def test_a_carried_operator_use_message_whose_keys_phi_core_sorted_keeps_its_lay
     there = convert(value, source="operator-use", target="phi-core").value
     back = convert(there, source="phi-core", target="operator-use")
     assert ou.dumps(back.value[0]) == system.read_text(encoding="utf-8").strip()
+
+
+def test_the_losses_of_a_json_array_file_keep_their_whole_pointers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A .json file holding one array of messages is one document: every loss is at its line 1
+    with the pointer from the array (a converter's losses had the first item's index taken for
+    a JSONL line: ``:1 /timestamp`` beside ``/1/timestamp``)."""
+    message = {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps([{**message, "mine": 1}, {**message, "mine": 2}], indent=2))
+    code, _, err = run(
+        capsys,
+        "convert",
+        "--from",
+        "phi-core",
+        "--to",
+        "otel-genai",
+        "-v",
+        str(path),
+        "-o",
+        str(tmp_path / "out.json"),
+    )
+    assert code == 0, err
+    assert f"{path}:1 /0/mine" in err and f"{path}:1 /1/mine" in err, err
+    assert f"{path}:1 /0/timestamp" in err and f"{path}:1 /1/timestamp" in err, err

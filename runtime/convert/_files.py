@@ -389,7 +389,7 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
             f"{source.name}: nothing of it has a counterpart in {target} ({reasons})"
         )
     documents, jsonl, session, written = _written(source, result.value, target, version)
-    listed = isinstance(value, list)
+    listed = source.lines and isinstance(value, list)  # a JSON array file: one document
     for loss in result.losses if via is None else via.losses:
         where, pointer = _where(source, lines, listed, loss.pointer)
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
