@@ -310,19 +310,6 @@ def test_a_message_of_the_other_operator_use_layout_in_a_session_file_is_named(
     assert json.loads(ou.dumps(messages[0]))["details"] == data
 
 
-def test_a_carried_operator_use_message_whose_keys_phi_core_sorted_keeps_its_layout() -> None:
-    """phi-core sorts an extension's data, and key order is what tells d0da87a6's LLM messages
-    from d1cdaad8's: a d0da87a6 system message through phi-core comes back as d0da87a6's (it
-    was taken for d1cdaad8's, which a d0da87a6 session file cannot hold)."""
-    system = (
-        fixtures_root() / "operator-use/d0da87a6/valid/AgentMessage/AgentMessage.system.text.json"
-    )
-    value = ou.loads(ou.AgentMessage, system.read_text(encoding="utf-8"))
-    there = convert(value, source="operator-use", target="phi-core").value
-    back = convert(there, source="phi-core", target="operator-use")
-    assert ou.dumps(back.value[0]) == system.read_text(encoding="utf-8").strip()
-
-
 def test_the_losses_of_a_json_array_file_keep_their_whole_pointers(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

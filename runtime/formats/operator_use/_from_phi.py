@@ -127,12 +127,19 @@ not one its ``MessageEntry`` holds)."""
 
 
 def _in_this_layout(message: Any, pointer: str, losses: list[Loss]) -> Any:
-    """``message`` as a message of the session file's layout (``ou``'s): a message of the other
-    layout (an extension message carried it, and ``from_phi_core`` kept its layout) becomes the
-    custom message that carries it whole, which Operator-Use's reader reads back as it was."""
+    """``message`` as a message of the session file's layout (``ou``'s). A message read in the
+    other layout (an extension message carried it; ``from_phi_core`` reads it in the layout its
+    key order shows) is this layout's when this layout reads all of it; else it becomes the
+    custom message that carries it whole, named."""
     if type(message).__module__.rpartition(".")[0] == _THIS_LAYOUT:
         return message
     data = json.loads(message.model_dump_json())
+    try:  # phi-core sorted its keys, the other layout's mark: it may be this layout's
+        same = ou.loads(ou.AgentMessage, json.dumps(data))
+    except ValueError:
+        same = None
+    if same is not None and json.loads(same.model_dump_json()) == data:
+        return same
     losses.append(
         Loss(
             pointer,
@@ -336,9 +343,7 @@ def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) 
     kind, data = message["kind"], message["data"]
     role = kind.removeprefix("operator-use.")
     if kind != role and isinstance(data, dict) and data.get("role") == role:
-        # a d1cdaad8 message stays a d1cdaad8 model; phi-core sorted its keys, so their order
-        # (one layout's mark) tells nothing
-        module = ou.layout(layout_of(data, ordered=False))
+        module = ou.layout(layout_of(data))  # a d1cdaad8 message stays a d1cdaad8 model
         try:
             return module.loads(module.AgentMessage, json.dumps(data))
         except ValueError:

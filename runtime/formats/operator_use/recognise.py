@@ -183,10 +183,9 @@ def recognise(document: Any) -> str | None:
     return found[0] if found is not None else None
 
 
-def layout_of(document: Any, *, ordered: bool = True) -> str:
+def layout_of(document: Any) -> str:
     """``d1cdaad8`` when ``document`` (a parsed JSON value: an entry, a message, a block...)
-    carries something only that layout writes; else ``d0da87a6``. ``ordered=False``: its key
-    order is not the writer's (phi-core sorted it), so it tells nothing."""
+    carries something only that layout writes; else ``d0da87a6``."""
     stack = [document]
     while stack:
         node = stack.pop()
@@ -196,12 +195,7 @@ def layout_of(document: Any, *, ordered: bool = True) -> str:
             if "terminate_message" in node or "channel_message_id" in node:
                 return LAYOUTS[1]
             role_first = next(iter(node), None) == "role"
-            if (
-                ordered
-                and tag_of(node, "role") in LLM_ROLES
-                and "contents" in node
-                and not role_first
-            ):
+            if tag_of(node, "role") in LLM_ROLES and "contents" in node and not role_first:
                 return LAYOUTS[1]
             stack.extend(value for value in node.values() if isinstance(value, dict | list))
     return LAYOUTS[0]
