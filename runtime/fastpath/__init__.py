@@ -27,6 +27,7 @@ from ._compact import compact
 from ._utf8 import is_utf8, lines_not_utf8
 
 __all__ = [
+    "FORMATS",
     "Detect",
     "FastPath",
     "compact",
@@ -35,6 +36,12 @@ __all__ = [
     "is_utf8",
     "preload",
 ]
+
+FORMATS = frozenset({"phi-core", "clark-agent", "operator-use"})
+"""The formats with a fast path: those read by the serde codec (``phi_wire.serde``), whose every
+check beyond the models' a compact document in one key order cannot fail (see ``_pattern``), and
+Operator-Use, read by pydantic's lax ``validate_json`` itself, which accepts every document the
+model's schema does."""
 
 Detect = Callable[[Collection[str], Collection[str]], str | None]
 """How documents' types are told apart: from a type's required and optional keys, the type every
@@ -91,11 +98,19 @@ def fast_path(
     types: Sequence[str],
     detect: Detect | None,
     build: bool,
+    format: str = "phi-core",
 ) -> FastPath | None:
-    """The fast path for documents of ``types`` (with ``detect``: only the types that ``detect``
-    gives every document of, from its keys). Loaded from the cache, else built when ``build`` is
-    true (it takes about a second), else None; None too when no type can be expressed."""
-    compiled = _compiled(version, types, detect, build, exact_values=False)
+    """The fast path for documents of ``types`` of ``format``'s ``version`` (with ``detect``: only
+    the types that ``detect`` gives every document of, from its keys). Loaded from the cache, else
+    built when ``build`` is true (it takes about a second), else None; None too when no type can
+    be expressed, or the format's reader is not the serde codec (``FORMATS``).
+
+    The public seam for other engines (``phi_wire.validate``, a converter...): a line it vouches
+    for (``FastPath.vouches_line``, ``FastPath.unmatched``) is one that the format's ``loads``
+    accepts as one of ``types``."""
+    if format not in FORMATS:
+        return None
+    compiled = _compiled(version, types, detect, build, exact_values=False, format=format)
     return None if compiled is None else FastPath(compiled)
 
 
@@ -113,21 +128,22 @@ def _compiled(
     detect: Detect | None,
     build: bool,
     exact_values: bool,
+    format: str = "phi-core",
 ) -> re.Pattern[bytes] | None:
     from . import _cache
 
-    path = _cache.cache_path(version, types, detect is not None, exact_values)
+    path = _cache.cache_path(version, types, detect is not None, exact_values, format)
     if path is not None:
         if _cache.inexpressible(path):
             return None
-        cached = _cache.load_cached(path, version, types)
+        cached = _cache.load_cached(path, version, types, format)
         if cached is not None:
             return cached
     if not build:
         return None
     from ._pattern import build_pattern  # imports pydantic and the models
 
-    pattern = build_pattern(version, types, detect, exact_values)
+    pattern = build_pattern(version, types, detect, exact_values, format)
     if not pattern:
         if path is not None:
             _cache.mark_inexpressible(path)

@@ -39,7 +39,12 @@ from phi_wire.primitives import (
     parsed_as_value,
 )
 
-__all__ = ["Unsupported", "build_pattern"]
+__all__ = ["LAX_FORMATS", "Unsupported", "build_pattern"]
+
+LAX_FORMATS = frozenset({"operator-use"})
+"""Formats read by pydantic's own lax ``validate_json`` (Operator-Use): every JSON document that
+strict reading accepts it accepts too, a repeated key included (the last wins), so the same
+expression vouches for them, and for their ``dict`` fields (any keys, in any order)."""
 
 VALUE_DEPTH = 3
 """Deepest ``serde_json::Value`` (tool arguments, metadata, details...) the fast path accepts."""
@@ -171,9 +176,27 @@ _STRING = (
     + _PLAIN_RUN
     + rb')*+"'
 )
+# A borrowed ``&str`` (``x-serde-borrowed``): serde reads it only in place, so it holds no escape.
+_BORROWED_STRING = rb'"' + _PLAIN_RUN + rb'"'
+_FIELD_KEYWORDS_ANY_VALUE = frozenset(
+    {
+        "x-skip-serializing-if",
+        "x-serde-default",
+        "x-serde-lenient",
+        "x-serde-null-as-default",
+        "x-default-factory",
+    }
+)
+"""Field keywords that change how a field is written or defaulted, or make it accept more (a
+malformed or null value read as absent), never reject a value its schema accepts (so the field's
+own schema is a subset of what it accepts); any other ``x-`` keyword on a field, unknown here,
+makes its type ineligible."""
 # Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
 # (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
 _NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
+# A pydantic lax reader's (``LAX_FORMATS``): pydantic-core writes small and big floats with an
+# exponent (``3e-05``, ``1e+16``); one of two digits stays finite.
+_LAX_NUMBER = _NUMBER + rb"(?:[eE][-+]?[0-9]{1,2})?"
 
 
 def _at_most(limit: int) -> bytes:
@@ -308,8 +331,13 @@ def _sorts_keys(schema: dict[str, Any]) -> bool:
 class _Compiler:
     """Turns a pydantic-core schema into a pattern (as a token sequence)."""
 
-    def __init__(self, exact_values: bool = False) -> None:
-        self.number = _EXACT_NUMBER if exact_values else _NUMBER
+    def __init__(self, exact_values: bool = False, lax: bool = False) -> None:
+        self.lax = lax
+        """A pydantic lax reader's (``LAX_FORMATS``): ``dict`` schemas are expressed (any keys,
+        each value of the values' schema; a repeated key is no error there, the last wins), and
+        numbers may have an exponent (of at most two digits: never read as an infinity). serde's
+        readers get neither (their maps' repeated keys and exponents are not looked at here)."""
+        self.number = _EXACT_NUMBER if exact_values else _LAX_NUMBER if lax else _NUMBER
         self.timestamp = _EXACT_TIMESTAMP if exact_values else _TIMESTAMP
         self.definitions: dict[str, dict[str, Any]] = {}
         self.expanding: list[str] = []
@@ -403,6 +431,13 @@ class _Compiler:
         if kind == "union":
             choices = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
             return _alt([self.compile(choice, sorted_keys) for choice in choices])
+        if kind == "dict" and self.lax and not set(schema) - _DICT_KEYS:
+            keys = self.resolve(schema.get("keys_schema", {"type": "any"}))
+            if keys["type"] not in {"str", "any"} or set(keys) - {"type", "metadata", "ref"}:
+                raise Unsupported("dict keys other than plain strings")
+            values = schema.get("values_schema", {"type": "any"})
+            member = _STRING + b":" + _group(self.compile(values, sorted_keys))
+            return _opaque(rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}")
         if kind == "tagged-union" and isinstance(schema["discriminator"], str):
             tag = schema["discriminator"]
             return _alt([self.compile(c, sorted_keys, tag) for c in schema["choices"].values()])
@@ -431,16 +466,38 @@ class _Compiler:
             required = value["type"] != "default"
             if not required:
                 value = value["schema"]
-            members.append(_Member(alias or name, self.compile(value, sorted_keys), required))
+            if _borrowed(field):
+                if self.resolve(value)["type"] != "str":
+                    raise Unsupported(f"borrowed field {name} that is not a plain string")
+                seq = _opaque(_BORROWED_STRING)
+            else:
+                seq = self.compile(value, sorted_keys)
+            members.append(_Member(alias or name, seq, required))
         if sorted_keys:
             members.sort(key=lambda member: member.key.encode())
         return members
 
 
+def _borrowed(field: dict[str, Any]) -> bool:
+    """Whether a model field is a borrowed ``&str`` (``x-serde-borrowed``), which serde reads only
+    when written without escapes; an ``x-`` keyword this module does not know: ``Unsupported``."""
+    metadata = field.get("metadata")
+    extra = metadata.get("pydantic_js_extra") if isinstance(metadata, dict) else None
+    if not isinstance(extra, dict):
+        return False
+    unknown = {key for key in extra if key.startswith("x-")} - _FIELD_KEYWORDS_ANY_VALUE
+    if unknown - {"x-serde-borrowed"}:
+        raise Unsupported(f"field keywords {sorted(unknown)}")
+    return bool(extra.get("x-serde-borrowed"))
+
+
+_DICT_KEYS = frozenset({"type", "keys_schema", "values_schema", "strict", "ref", "metadata"})
+
+
 def _type_seq(
-    tp: Any, exact_values: bool = False
+    tp: Any, exact_values: bool = False, lax: bool = False
 ) -> tuple[Seq, list[tuple[frozenset[str], frozenset[str]] | None]]:
-    compiler = _Compiler(exact_values)
+    compiler = _Compiler(exact_values, lax)
     schema: dict[str, Any] = dict(adapter(tp).core_schema)
     seq = compiler.compile(schema, sorted_keys=False)
     return seq, compiler.key_sets(schema)
@@ -455,17 +512,18 @@ def build_pattern(
     types: Sequence[str],
     detect: Callable[[Collection[str], Collection[str]], str | None] | None,
     exact_values: bool = False,
+    format: str = "phi-core",
 ) -> bytes:
     """The expression for documents of ``types``, one per line (b"" when none can be expressed;
     with ``detect``, only the types that ``detect`` gives every document of, from its required
     and optional keys; a document that may not be an object is detected as ``detect((), ())``
     would not tell, so such a type is left out; ``exact_values``: see above, and the expression
-    matches one document, followed by nothing but a line ending)."""
-    wire = find(version).load()
+    matches one document, followed by nothing but a line ending; ``format``: whose ``version``)."""
+    wire = find(version, format).load()
     seqs = []
     for name in types:
         try:
-            seq, key_sets = _type_seq(getattr(wire, name), exact_values)
+            seq, key_sets = _type_seq(getattr(wire, name), exact_values, format in LAX_FORMATS)
         except Unsupported:
             continue
         if detect is not None and any(keys is None or detect(*keys) != name for keys in key_sets):

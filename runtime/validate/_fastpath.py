@@ -1,38 +1,104 @@
 """Which fast path (``phi_wire.fastpath``) a run of the validator uses: for JSONL lines or whole
-documents, for the types detection tells apart or the one ``--type`` names; loaded once per process
+documents, for the types detection tells apart or the one ``--type`` names, or (clark-agent, whose
+reader is the same serde codec) the one type a file's first lines have; loaded once per process
 (forked workers inherit it), from the cache, or built when the input is worth a second of compiling.
 """
 
 from __future__ import annotations
 
-from phi_wire.fastpath import FastPath, fast_path
+import os
+import stat
+
+from phi_wire.fastpath import FORMATS, FastPath, fast_path
 from phi_wire.formats.phi_core.recognise import detected_as
 
-__all__ = ["AUTO_DOCUMENT_TYPES", "AUTO_LINE_TYPES", "FastPath", "fast_path", "fast_path_for"]
+from ._formats import reader
+from ._plan import HEAD_BYTES, plan_lines
+from ._records import AUTO, HOME_FORMAT, Settings
+
+__all__ = [
+    "AUTO_DOCUMENT_TYPES",
+    "AUTO_LINE_TYPES",
+    "FORMATS",
+    "FastPath",
+    "fast_path",
+    "fast_path_for",
+    "format_fast_paths",
+]
 
 AUTO_LINE_TYPES = ("AgentEvent", "AgentMessage")
 """Types the fast path of JSONL knows without --type: what event and message logs hold."""
+FORMAT_BUILD_MIN_BYTES = 4 * 1024 * 1024
+"""Inputs of another format from this size on build its fast path when it is not cached: one type's
+expression compiles in 0.05-0.4 s, and its exact path judges some 10-20 MB a second."""
 AUTO_DOCUMENT_TYPES = ("Session",)
 """Types the fast path of .json files knows without --type: the files phi-core writes
 (``save_session``, pretty)."""
 
 
-_FAST: dict[tuple[str, str | None, bool], FastPath | None] = {}
+_FAST: dict[tuple[str, str, str | None, bool], FastPath | None] = {}
 
 
 def fast_path_for(
-    version: str, forced: str | None, build: bool = False, lines: bool = True
+    version: str,
+    forced: str | None,
+    build: bool = False,
+    lines: bool = True,
+    format: str = HOME_FORMAT,
 ) -> FastPath | None:
     """The fast path for this version and --type, for JSONL lines or for whole .json documents:
     once per process (forked workers inherit it), from the cache, or built when ``build`` (worth
-    its second of compiling on big inputs)."""
+    its second of compiling on big inputs). A format other than phi-core has one only for one
+    type (``forced``: what --type names, or what a file's first lines are), and only when its
+    reader is the serde codec (``FORMATS``); else None."""
+    if format != HOME_FORMAT and (forced is None or format not in FORMATS):
+        return None
     if forced is not None:
         lines = True  # one type: the same expression serves both
-    key = (version, forced, lines)
+    key = (format, version, forced, lines)
     if key not in _FAST or (_FAST[key] is None and build):
         if forced is not None:
-            _FAST[key] = fast_path(version, [forced], None, build)
+            _FAST[key] = fast_path(version, [forced], None, build, format)
         else:
             types = AUTO_LINE_TYPES if lines else AUTO_DOCUMENT_TYPES
             _FAST[key] = fast_path(version, types, detected_as, build)
     return _FAST[key]
+
+
+def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) -> None:
+    """Load (or build, when their files are worth it) the fast paths of the formats other than
+    phi-core that these JSONL files (name, size) hold: with --format and --type, that type's; else
+    the type each plain local file's first lines are (gzip, stdin and remote files are judged
+    with the cache's entry, if any, or exactly)."""
+    if settings.format not in FORMATS and settings.format != AUTO:
+        return
+    sizes: dict[tuple[str, str, str], int] = {}
+    if settings.format != AUTO:
+        if settings.forced is not None:
+            total = sum(size for _, size in lines_files)
+            sizes[settings.format, settings.version, settings.forced] = total
+    else:
+        for name, size in lines_files:
+            planned = _planned(name, settings) if size else None  # 0: not a regular file
+            if planned is not None:
+                sizes[planned] = sizes.get(planned, 0) + size
+    for (format, version, type_name), size in sizes.items():
+        fast_path_for(version, type_name, size >= FORMAT_BUILD_MIN_BYTES, format=format)
+
+
+def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
+    """The (format, version, type) of a plain local JSONL file's lines, when it has a fast path."""
+    try:
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            return None  # a FIFO, a device: read once, by the run itself
+        with open(name, "rb") as file:
+            head = file.read(HEAD_BYTES)
+    except (OSError, ValueError):
+        return None
+    if head.startswith(b"\x1f\x8b"):  # gzip: its lines are planned as they are read
+        return None
+    plan = plan_lines(head, settings)
+    if plan is None or plan.format not in FORMATS or plan.format == HOME_FORMAT:
+        return None
+    own = reader(plan.format, plan.version)  # as ``_judge`` reads the file's lines
+    return (own.format, own.version, plan.type) if own.has_type(plan.type) else None

@@ -37,7 +37,8 @@ from phi_wire.recognise import (
     recognise,
 )
 
-from ._fastpath import fast_path_for
+from ._fastpath import FORMATS as FAST_FORMATS
+from ._fastpath import FastPath, fast_path_for
 from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import Chunk, Item
@@ -106,36 +107,66 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
     """Judge every document of ``chunk``; with ``fast``, phi-core documents the fast path vouches
     for are valid without further work."""
     plan = chunk.plan if settings.format == AUTO else None
-    home = settings.format == HOME_FORMAT or (
-        settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
-    )
-    path = None
-    if fast and home and not settings.strict:
-        path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
-    vouched_judged = _file_judged(plan, settings, chunk.lines)
-    if path is not None and not chunk.lines:
+    path, vouched_judged = (None, None) if not fast else _fast_path(chunk, settings, plan)
+    if path is not None and vouched_judged is not None and not chunk.lines:
         if path.vouches(chunk.data):
             return Verdict(1, 0, chunk.size, [], judged=(vouched_judged,))
         path = None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
     collected = _Collected(chunk, settings)
-    if path is not None and (not starts or starts[0] != 0):
-        collected.add_judged(vouched_judged)  # the first line was vouched for
     line = chunk.first_line
     counted = 0
+    next_line = 0  # where the line after the last one judged exactly starts
     data = chunk.data
     for start in starts:
+        if vouched_judged is not None and start > next_line:
+            collected.add_judged(vouched_judged)  # a line before this one was vouched for
         line += data.count(b"\n", counted, start)
         counted = start
         if chunk.lines:
             end = data.find(b"\n", start)
             raw = data[start : end if end != -1 else len(data)]
+            next_line = len(data) if end == -1 else end + 1
         else:
             raw = data
+            next_line = len(data)
         collected.add(line, _judge(chunk, line, raw, settings, plan))
-    if path is not None and len(starts) < chunk.documents:
-        collected.add_judged(vouched_judged)
+    if path is not None and vouched_judged is not None and (next_line < len(data) or not starts):
+        collected.add_judged(vouched_judged)  # lines after the last one judged exactly
     return collected.verdict()
+
+
+def _fast_path(
+    chunk: Chunk, settings: Settings, plan: Recognised | None
+) -> tuple[FastPath | None, Judged | None]:
+    """The fast path for the chunk's documents, and what the documents it vouches for are judged
+    as (the same as ``_judge`` says of them); (None, None) when they all take the exact path.
+
+    phi-core: its automatic or --type expression. clark-agent (read by the same serde codec):
+    the expression of the one type its JSONL file's first lines are (which ``_as`` reads every
+    line as first), or of the type --type names with --format."""
+    if settings.strict:
+        return None, None
+    home = settings.format == HOME_FORMAT or (
+        settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
+    )
+    if home:
+        path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
+        return path, None if path is None else _file_judged(plan, settings, chunk.lines)
+    if settings.format != AUTO:
+        if settings.forced is None or settings.format not in FAST_FORMATS:
+            return None, None
+        path = fast_path_for(settings.version, settings.forced, format=settings.format)
+        return path, None if path is None else _file_judged(plan, settings, chunk.lines)
+    if plan is None or plan.format not in FAST_FORMATS or not chunk.lines:
+        return None, None
+    own = reader(plan.format, plan.version)
+    if plan.type == "SessionFile" or not own.has_type(plan.type):
+        return None, None
+    path = fast_path_for(own.version, plan.type, format=own.format)
+    if path is None:
+        return None, None
+    return path, Judged(own.format, own.version, "", own.label, "recognised", plan.also)
 
 
 def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Judged:
