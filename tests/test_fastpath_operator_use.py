@@ -3,10 +3,11 @@
 Operator-Use is read by pydantic's own lax ``validate_json``, which accepts every document its
 model's schema does (a repeated key too: the last wins); the fast path's expression, compiled from
 that schema, matches a subset of them, so a line it vouches for is one the reader accepts. It is
-used for JSONL files of messages (the type their first lines are); a session file is read whole
-by the exact path (its lines' order and header matter). These tests run the validator with the
-fast path forced on and off over every document of both layouts' corpora and over corruptions of
-every valid one, in JSONL files of messages generated from the corpus' sessions.
+used for JSONL files of messages (the type their first lines are) and for session files, read
+whole (every line an entry it vouches for, the header first, no character ``str.splitlines``
+breaks at). These tests run the validator with the fast path forced on and off over every
+document of both layouts' corpora and over corruptions of every valid one, in JSONL files of
+messages generated from the corpus' sessions, and over every session file and corruptions of it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from test_validate_fastpath import mutations
 from phi_wire.fastpath import _cache, fast_path
 from phi_wire.formats import find
 from phi_wire.validate import _fastpath, _judge, validate
+from phi_wire.validate._fastpath import session_file_path
+from phi_wire.validate._inputs import Chunk
 
 FORMAT = "operator-use"
 LAYOUTS = {"d0da87a6": "d0da87a6", "d1cdaad8": "d1cdaad8"}
@@ -112,7 +115,9 @@ def test_no_corruption_is_vouched_for_when_loads_rejects_it(layout: str) -> None
 
 def generated_files(folder: Path, layout: str) -> list[Path]:
     """A JSONL file of the sessions' messages followed by every corpus document (one per line)
-    and corruptions of every message; and each session file of the corpus (read whole)."""
+    and corruptions of every message; every session file of the corpus (read whole), and
+    corruptions of each: lines swapped, a blank line, a line corrupted, a line broken where
+    ``str.splitlines`` breaks it (U+2028 in a string), the file cut short."""
     rng = random.Random(20261130)
     messages = session_messages(layout)
     lines = [*messages]
@@ -121,7 +126,34 @@ def generated_files(folder: Path, layout: str) -> list[Path]:
         lines += [m.replace(b"\n", b" ") for m in mutations(message, rng) if m.strip()]
     generated = folder / f"messages.{layout}.jsonl"
     generated.write_bytes(b"\n".join(line.replace(b"\r", b" ") for line in lines) + b"\n")
-    return [generated, *sorted((fixtures_root() / FORMAT / layout / "sessions").glob("*.jsonl"))]
+    corpus = fixtures_root() / FORMAT / layout
+    sessions = sorted((corpus / "sessions").glob("*.jsonl"))
+    sessions += [
+        fixture.path("file")
+        for fixture in manifest(layout, FORMAT)
+        if fixture.type_name == "SessionFile" and fixture.entry.get("file", "").endswith(".jsonl")
+    ]
+    files = [generated, *dict.fromkeys(sessions)]
+    for number, session in enumerate(sessions):
+        entries = session.read_bytes().split(b"\n")
+        variants = [
+            [entries[1], entries[0], *entries[2:]],
+            [*entries[:2], b"", *entries[2:]],
+            [entries[0], entries[1].replace(b'":"', b'":"\xe2\x80\xa8', 1), *entries[2:]],
+        ]
+        for _ in range(4):
+            at = rng.randrange(len(entries) - 1)
+            for mutated in list(mutations(entries[at], rng))[::7]:
+                variants.append([*entries[:at], mutated.replace(b"\n", b" "), *entries[at + 1 :]])
+        whole = session.read_bytes()
+        for index, variant in enumerate(variants):
+            path = folder / f"session.{number}.{index}.jsonl"
+            path.write_bytes(b"\n".join(variant))
+            files.append(path)
+        cut = folder / f"session.{number}.cut.jsonl"
+        cut.write_bytes(whole[: rng.randrange(1, len(whole))])
+        files.append(cut)
+    return files
 
 
 def report(path: Path, **options: Any) -> tuple[list[str], tuple[int, ...], list[Any]]:
@@ -154,6 +186,7 @@ def test_the_verdicts_are_the_same_with_the_fast_path_forced_on_and_off(
         monkeypatch.setattr(_fastpath, "_FAST", {})
         if mode == "on":
             path_for(layout)
+            assert session_file_path(FORMAT, layout, build=True) is not None
         else:
             monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
         exact["documents"] = 0
@@ -169,12 +202,21 @@ def test_the_verdicts_are_the_same_with_the_fast_path_forced_on_and_off(
     lines = generated.count(b"\n")
     unmatched = len(path_for(layout).unmatched(generated))
     assert reports["on", files[0], ()][1][1] > 100 and lines - unmatched > 30
-    sessions = files[1:]  # without options: each read whole, by the exact path, both ways
+    sessions = files[1:]  # without options: each read whole
+    whole = session_file_path(FORMAT, layout, build=True)
+    assert whole is not None
+    vouched = sum(whole.vouches(file.read_bytes()) for file in sessions)
+    assert 0 < vouched < len(sessions) // 2  # the corpus' own, none of the corrupted ones
     # --type AgentMessage reads a session file as lines of messages, which the path judges
-    session_lines = sum(file.read_bytes().count(b"\n") for file in sessions)
+    session_lines = sum(len(_inputs_lines(file.read_bytes())) for file in sessions)
     left = sum(len(path_for(layout).unmatched(file.read_bytes())) for file in sessions)
     assert judged_exactly["off"] == 2 * lines + len(sessions) + session_lines
-    assert judged_exactly["on"] == 2 * unmatched + len(sessions) + left
+    assert judged_exactly["on"] == 2 * unmatched + len(sessions) - vouched + left
+
+
+def _inputs_lines(data: bytes) -> list[int]:
+    """The starts of the JSONL lines of ``data`` the validator reads (as ``Chunk`` does)."""
+    return Chunk("", 1, data, True).line_starts() if data else []
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

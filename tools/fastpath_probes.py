@@ -93,9 +93,9 @@ def _clark_examples() -> list[Any]:
 
 def _operator_use_examples() -> list[Any]:
     """The messages of ``examples/``'s event log converted to Operator-Use by phi-wire's converter,
-    as Operator-Use writes them."""
+    as Operator-Use writes them, alone and as a session file's entries."""
     from phi_wire import operator_use, v0_10
-    from phi_wire.formats.operator_use.convert import from_phi_core
+    from phi_wire.formats.operator_use.convert import from_phi_core, session_from_phi_core
 
     events = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()
     messages = [
@@ -104,7 +104,9 @@ def _operator_use_examples() -> list[Any]:
         if "message" in event
     ]
     converted = from_phi_core(messages)
-    return [json.loads(operator_use.dumps(message)) for message in converted.value]
+    session = session_from_phi_core(messages, "/home/user/project", name="examples")
+    entries = [json.loads(line) for line in operator_use.dumps(session.value).splitlines()]
+    return [json.loads(operator_use.dumps(message)) for message in converted.value] + entries
 
 
 EXAMPLES = {

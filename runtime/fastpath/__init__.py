@@ -30,6 +30,7 @@ __all__ = [
     "FORMATS",
     "Detect",
     "FastPath",
+    "SessionFilePath",
     "compact",
     "document_expression",
     "fast_path",
@@ -91,6 +92,30 @@ class FastPath:
         if not compacted or b"\n" in compacted:
             return False
         return self.lines.fullmatch(compacted) is not None and not lines_not_utf8(compacted)
+
+
+class SessionFilePath:
+    """Vouches for a whole session file read as one document (Operator-Use's
+    ``read_session_file``: ``str.splitlines``, each line an entry, the header first): every line
+    one its entries' expression vouches for, the first one its header's."""
+
+    SPLITLINES_BREAKS = (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+    """Characters ``str.splitlines`` breaks a line at that a JSON string may hold raw (U+0085,
+    U+2028, U+2029; the other ones are control characters, which no vouched line holds raw)."""
+
+    def __init__(self, entries: FastPath, header: FastPath) -> None:
+        self.entries = entries
+        self.header = header
+
+    def vouches(self, document: bytes) -> bool:
+        """Whether the whole session file is surely read with no line skipped."""
+        first_end = document.find(b"\n")
+        first = document if first_end == -1 else document[: first_end + 1]
+        if not self.header.vouches_line(first):
+            return False
+        if any(mark in document for mark in self.SPLITLINES_BREAKS):
+            return False
+        return not self.entries.unmatched(document)
 
 
 def fast_path(

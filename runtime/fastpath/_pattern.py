@@ -194,9 +194,10 @@ makes its type ineligible."""
 # Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
 # (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
 _NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
-# A pydantic lax reader's (``LAX_FORMATS``): pydantic-core writes small and big floats with an
-# exponent (``3e-05``, ``1e+16``); one of two digits stays finite.
-_LAX_NUMBER = _NUMBER + rb"(?:[eE][-+]?[0-9]{1,2})?"
+# A pydantic lax reader's (``LAX_FORMATS``), which reads any JSON number as a float where one is
+# expected: pydantic-core writes small and big floats with an exponent (``3e-05``, ``1e+16``) or
+# many fraction digits (``0.000030000000000000004``); an exponent of two digits stays finite.
+_LAX_NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,40})?(?:[eE][-+]?[0-9]{1,2})?"
 
 
 def _at_most(limit: int) -> bytes:
@@ -344,8 +345,12 @@ class _Compiler:
         self.memo: dict[tuple[str, bool, str | None], Seq] = {}
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
-        while schema["type"] in {"definitions", "definition-ref", "json-or-python"}:
-            if schema["type"] == "definitions":
+        while schema["type"] in {"definitions", "definition-ref", "json-or-python"} or (
+            self.lax and schema["type"] == "lax-or-strict"
+        ):
+            if schema["type"] == "lax-or-strict":  # a lax reader validates with the lax one
+                schema = schema["lax_schema"]
+            elif schema["type"] == "definitions":
                 for item in schema["definitions"]:
                     self.definitions[item["ref"]] = item
                 schema = schema["schema"]
@@ -446,7 +451,7 @@ class _Compiler:
             role = fast_path_role_of(function)
             if role == CANONICAL_TIMESTAMP and kind == "function-after":
                 return _opaque(self.timestamp)
-            if role == TRANSPARENT:
+            if role == TRANSPARENT or (self.lax and kind == "function-after" and _path(function)):
                 return self.compile(schema["schema"], sorted_keys)
             raise Unsupported(f"validator {getattr(function, '__qualname__', function)}")
         raise Unsupported(f"schema {kind} {sorted(schema)}")
@@ -476,6 +481,18 @@ class _Compiler:
         if sorted_keys:
             members.sort(key=lambda member: member.key.encode())
         return members
+
+
+def _path(function: Any) -> bool:
+    """Whether ``function`` is pydantic's validator of a ``pathlib.Path`` field (Operator-Use's
+    ``cwd``), which takes every string the expression matches (``Path(text)``: only a lone
+    surrogate, which the expression never matches, fails); known by its name, so that another
+    pydantic's leaves the type ineligible, never wrongly vouched for."""
+    return (
+        getattr(function, "__module__", "") == "pydantic._internal._generate_schema"
+        and getattr(function, "__qualname__", "")
+        == "GenerateSchema._path_schema.<locals>.path_validator"
+    )
 
 
 def _borrowed(field: dict[str, Any]) -> bool:

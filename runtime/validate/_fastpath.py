@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import stat
 
-from phi_wire.fastpath import FORMATS, FastPath, fast_path
+from phi_wire.fastpath import FORMATS, FastPath, SessionFilePath, fast_path
 from phi_wire.formats.phi_core.recognise import detected_as
 
 from ._formats import reader
@@ -20,10 +20,13 @@ __all__ = [
     "AUTO_DOCUMENT_TYPES",
     "AUTO_LINE_TYPES",
     "FORMATS",
+    "SESSION_FILE_TYPES",
     "FastPath",
+    "SessionFilePath",
     "fast_path",
     "fast_path_for",
     "format_fast_paths",
+    "session_file_path",
 ]
 
 AUTO_LINE_TYPES = ("AgentEvent", "AgentMessage")
@@ -35,6 +38,10 @@ AUTO_DOCUMENT_TYPES = ("Session",)
 """Types the fast path of .json files knows without --type: the files phi-core writes
 (``save_session``, pretty)."""
 
+
+SESSION_FILE_TYPES = {"operator-use": ("SessionHeader", "SessionFileEntry")}
+"""Formats whose session files (JSONL read whole) the fast path vouches for: their header's and
+their entries' types."""
 
 _FAST: dict[tuple[str, str, str | None, bool], FastPath | None] = {}
 
@@ -65,6 +72,17 @@ def fast_path_for(
     return _FAST[key]
 
 
+def session_file_path(format: str, version: str, build: bool = False) -> SessionFilePath | None:
+    """The fast path for a whole session file of ``format`` (None: it has none, or it is not
+    cached and not ``build``)."""
+    types = SESSION_FILE_TYPES.get(format)
+    if types is None:
+        return None
+    header = fast_path_for(version, types[0], build, format=format)
+    entries = fast_path_for(version, types[1], build, format=format)
+    return None if header is None or entries is None else SessionFilePath(entries, header)
+
+
 def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) -> None:
     """Load (or build, when their files are worth it) the fast paths of the formats other than
     phi-core that these JSONL files (name, size) hold: with --format and --type, that type's; else
@@ -83,7 +101,11 @@ def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) ->
             if planned is not None:
                 sizes[planned] = sizes.get(planned, 0) + size
     for (format, version, type_name), size in sizes.items():
-        fast_path_for(version, type_name, size >= FORMAT_BUILD_MIN_BYTES, format=format)
+        build = size >= FORMAT_BUILD_MIN_BYTES
+        if type_name == "SessionFile":
+            session_file_path(format, version, build)
+        else:
+            fast_path_for(version, type_name, build, format=format)
 
 
 def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
@@ -101,4 +123,6 @@ def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
     if plan is None or plan.format not in FORMATS or plan.format == HOME_FORMAT:
         return None
     own = reader(plan.format, plan.version)  # as ``_judge`` reads the file's lines
+    if plan.type == "SessionFile" and own.format in SESSION_FILE_TYPES:
+        return own.format, own.version, plan.type
     return (own.format, own.version, plan.type) if own.has_type(plan.type) else None

@@ -38,7 +38,7 @@ from phi_wire.recognise import (
 )
 
 from ._fastpath import FORMATS as FAST_FORMATS
-from ._fastpath import FastPath, fast_path_for
+from ._fastpath import FastPath, SessionFilePath, fast_path_for, session_file_path
 from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import Chunk, Item
@@ -107,11 +107,12 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
     """Judge every document of ``chunk``; with ``fast``, phi-core documents the fast path vouches
     for are valid without further work."""
     plan = chunk.plan if settings.format == AUTO else None
-    path, vouched_judged = (None, None) if not fast else _fast_path(chunk, settings, plan)
-    if path is not None and vouched_judged is not None and not chunk.lines:
-        if path.vouches(chunk.data):
+    found, vouched_judged = (None, None) if not fast else _fast_path(chunk, settings, plan)
+    if found is not None and vouched_judged is not None and not chunk.lines:
+        if found.vouches(chunk.data):
             return Verdict(1, 0, chunk.size, [], judged=(vouched_judged,))
-        path = None
+        found = None
+    path = found if isinstance(found, FastPath) else None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
     collected = _Collected(chunk, settings)
     line = chunk.first_line
@@ -138,7 +139,7 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
 
 def _fast_path(
     chunk: Chunk, settings: Settings, plan: Recognised | None
-) -> tuple[FastPath | None, Judged | None]:
+) -> tuple[FastPath | SessionFilePath | None, Judged | None]:
     """The fast path for the chunk's documents, and what the documents it vouches for are judged
     as (the same as ``_judge`` says of them); (None, None) when they all take the exact path.
 
@@ -158,10 +159,16 @@ def _fast_path(
             return None, None
         path = fast_path_for(settings.version, settings.forced, format=settings.format)
         return path, None if path is None else _file_judged(plan, settings, chunk.lines)
-    if plan is None or plan.format not in FAST_FORMATS or not chunk.lines:
+    if plan is None or plan.format not in FAST_FORMATS:
         return None, None
     own = reader(plan.format, plan.version)
-    if plan.type == "SessionFile" or not own.has_type(plan.type):
+    if plan.type == "SessionFile" and not chunk.lines:  # read whole, as ``SessionFile``
+        session = session_file_path(own.format, own.version)
+        if session is None:
+            return None, None
+        judged = Judged(own.format, own.version, "SessionFile", own.label, "recognised", plan.also)
+        return session, judged
+    if not chunk.lines or not own.has_type(plan.type):
         return None, None
     path = fast_path_for(own.version, plan.type, format=own.format)
     if path is None:
