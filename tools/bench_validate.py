@@ -346,10 +346,11 @@ def format_inputs(work: Path, fixtures: Path, megabytes: int) -> dict[str, tuple
     cycled(inputs["Operator-Use messages JSONL"][0], [], compact, megabytes)
     cycled(inputs["pi messages JSONL"][0], [], pi_messages, megabytes)
     cycled(inputs["pi events JSONL"][0], [], _jsonl_lines(pi / "streams"), megabytes)
-    # one session: the header, then message entries each the child of the one before
+    # one session: the header, then message entries each the child of the one before, their
+    # keys in the order Operator-Use writes them (its corpus' sessions)
     header = next(entry for entry in entries if entry.get("type") == "session")
     ou_entries: list[dict[str, object]] = [
-        {"id": "", "timestamp": m["timestamp"], "type": "message", "parent_id": "", "message": m}
+        {"id": "", "timestamp": m["timestamp"], "parent_id": "", "type": "message", "message": m}
         for m in messages
     ]
     header_line = json.dumps(header, separators=(",", ":"))

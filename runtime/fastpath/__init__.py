@@ -1,5 +1,6 @@
 """``phi_wire.fastpath``: one regular expression, compiled from the models, that vouches for the
-documents phi-core writes, at C speed and with no Python work per document.
+documents phi-core writes (and clark-agent's and Operator-Use's: ``FORMATS``), at C speed and with
+no Python work per document.
 
 The expression (``_pattern``) is compiled from a wire type's own pydantic-core schema and matches
 only a *subset* of what ``loads`` accepts: the compact form phi-core writes. A document it matches
@@ -9,6 +10,11 @@ pretty session file, is matched in its compact form (``_compact``). The expressi
 >= 0x80 inside strings as they come; their UTF-8 is checked once per block (``_utf8``). The
 compiled expression is cached between runs in a private folder whose content can never change a
 verdict (``_cache``, ``_private``).
+
+A format's reader decides what the expression may take: serde's (phi-core, clark-agent: its
+borrowed strings without escapes) or pydantic's lax one (Operator-Use: any number form that stays
+finite, ``dict`` fields); a whole Operator-Use session file is vouched for line by line, its
+header first (``SessionFilePath``).
 
 Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path``) and by
 ``loads`` itself (``document_expression``), whose expression is compiled with exact values
