@@ -232,3 +232,26 @@ def test_a_forged_entry_with_a_recomputed_digest_is_refused() -> None:
     assert entry is not None
     forge_with_digest(entry, rb'(?:\{"role":"[a-z]+"[^\n]*\r?(?:\n|\Z))*+')
     assert fast_path("d0da87a6", [TYPE], None, False, FORMAT) is None
+
+
+def test_a_session_file_given_as_its_type_is_vouched_for_whole_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--format operator-use --type SessionFile``: a session file is vouched for whole, as
+    without options; a JSON array of its entries, which the JSONL reader rejects, never by the
+    expression of ``SessionFile``'s items as an array (the same reports on and off)."""
+    session = sorted((fixtures_root() / FORMAT / "d0da87a6" / "sessions").glob("*.jsonl"))[0]
+    entries = [line for line in session.read_bytes().split(b"\n") if line.strip()]
+    array = tmp_path / "array.jsonl"
+    array.write_bytes(b"[" + b",".join(entries) + b"]\n")
+    given = {"format": FORMAT, "version": "d0da87a6", "type": "SessionFile"}
+    reports = {}
+    for mode in ("off", "on"):
+        monkeypatch.setattr(_fastpath, "_FAST", {})
+        if mode == "on":
+            assert session_file_path(FORMAT, "d0da87a6", build=True) is not None
+        else:
+            monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
+        reports[mode] = [report(file, **given) for file in (session, array)]
+    assert reports["on"] == reports["off"]
+    assert reports["on"][0][1][1] == 0 and reports["on"][1][1][1] == 1  # valid; the array not

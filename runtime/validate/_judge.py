@@ -144,9 +144,11 @@ def _fast_path(
     """The fast path for the chunk's documents, and what the documents it vouches for are judged
     as (the same as ``_judge`` says of them); (None, None) when they all take the exact path.
 
-    phi-core: its automatic or --type expression. clark-agent (read by the same serde codec):
-    the expression of the one type its JSONL file's first lines are (which ``_as`` reads every
-    line as first), or of the type --type names with --format."""
+    phi-core: its automatic or --type expression. clark-agent (read by the same serde codec) and
+    Operator-Use (by pydantic's lax reader): the expression of the one type its JSONL file's
+    first lines are (which ``_as`` reads every line as first), or of the type --type names with
+    --format; an Operator-Use session file read whole (``SessionFile``, a JSONL type: never a
+    line's expression): ``SessionFilePath``."""
     if settings.strict:
         return None, None
     home = settings.format == HOME_FORMAT or (
@@ -158,13 +160,20 @@ def _fast_path(
     if settings.format != AUTO:
         if settings.forced is None or settings.format not in FAST_FORMATS:
             return None, None
-        path = fast_path_for(settings.version, settings.forced, format=settings.format)
-        return path, None if path is None else _file_judged(plan, settings, chunk.lines)
+        from phi_wire.primitives import jsonl_item_type  # imports pydantic: not for phi-core
+
+        given = reader(settings.format, settings.version)
+        found: FastPath | SessionFilePath | None
+        if jsonl_item_type(given.wire_type(settings.forced)) is not None:  # a session file
+            found = None if chunk.lines else session_file_path(given.format, given.version)
+        else:
+            found = fast_path_for(settings.version, settings.forced, format=settings.format)
+        return found, None if found is None else _file_judged(plan, settings, chunk.lines)
     if plan is None or plan.format not in FAST_FORMATS:
         return None, None
     own = reader(plan.format, plan.version)
-    if plan.type == "SessionFile" and not chunk.lines:  # read whole, as ``SessionFile``
-        session = session_file_path(own.format, own.version)
+    if plan.type == "SessionFile":  # read whole, as ``SessionFile``
+        session = None if chunk.lines else session_file_path(own.format, own.version)
         if session is None:
             return None, None
         judged = Judged(own.format, own.version, "SessionFile", own.label, "recognised", plan.also)
