@@ -248,8 +248,9 @@ def test_a_session_file_given_as_its_type_is_vouched_for_whole_only(
     reports = {}
     for mode in ("off", "on"):
         monkeypatch.setattr(_fastpath, "_FAST", {})
-        if mode == "on":
+        if mode == "on":  # every expression that could apply, SessionFile's own included
             assert session_file_path(FORMAT, "d0da87a6", build=True) is not None
+            assert _fastpath.fast_path_for("d0da87a6", "SessionFile", True, format=FORMAT)
         else:
             monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
         reports[mode] = [report(file, **given) for file in (session, array)]
