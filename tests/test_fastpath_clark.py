@@ -261,3 +261,42 @@ def test_formats_without_a_fast_path_get_none() -> None:
     """pi is read by its own reader (``JSON.parse`` and pi's types): the seam gives it none."""
     assert fast_path("1.5", ["Message"], None, True, "pi") is None
     assert _fastpath.fast_path_for("1.5", "Message", True, format="pi") is None
+
+
+def test_only_big_files_are_looked_at_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Telling a file's kind before the run reads its first lines again: done only for files of
+    ``PLAN_MIN_BYTES`` or more, and only when the input is worth a build (counted); phi-core's
+    own threshold is left alone (``--format phi-core --type`` under 16 MB builds nothing)."""
+    looked_at: list[str] = []
+    planned = _fastpath._planned
+
+    def counted(name: str, settings: Any) -> Any:
+        looked_at.append(name)
+        return planned(name, settings)
+
+    monkeypatch.setattr(_fastpath, "_planned", counted)
+    monkeypatch.setattr(_fastpath, "_FAST", {})
+    history = sorted((corpus_folder() / "history").glob("*.jsonl"))[0].read_bytes()
+    small = tmp_path / "small"
+    small.mkdir()
+    for number in range(40):  # 40 small files: under the build threshold together
+        (small / f"{number}.jsonl").write_bytes(history)
+    assert report(small)[1][1] == 0 and looked_at == []
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(history * (_fastpath.FORMAT_BUILD_MIN_BYTES // len(history) + 1))
+    for number in range(3):
+        (tmp_path / f"small.{number}.jsonl").write_bytes(history)
+    names = [big, *(tmp_path / f"small.{number}.jsonl" for number in range(3))]
+    run = validate([str(name) for name in names], jobs=1)
+    assert not list(run) and looked_at == [str(big)]
+    events = fixtures_root() / "phi-core" / "0.10.0" / "streams"
+    phi_core = tmp_path / "phi-core.jsonl"
+    lines = b"".join(path.read_bytes() for path in sorted(events.glob("*.jsonl")))
+    phi_core.write_bytes(lines * (_fastpath.FORMAT_BUILD_MIN_BYTES // len(lines) + 1))
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", "")
+    list(validate([str(phi_core)], format="phi-core", version="0.10", type="AgentEvent"))
+    assert ("phi-core", "0.10", "AgentEvent", True) not in _fastpath._FAST or (
+        _fastpath._FAST["phi-core", "0.10", "AgentEvent", True] is None
+    )

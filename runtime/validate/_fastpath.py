@@ -34,6 +34,9 @@ AUTO_LINE_TYPES = ("AgentEvent", "AgentMessage")
 FORMAT_BUILD_MIN_BYTES = 4 * 1024 * 1024
 """Inputs of another format from this size on build its fast path when it is not cached: one type's
 expression compiles in 0.05-0.4 s, and its exact path judges some 10-20 MB a second."""
+PLAN_MIN_BYTES = 1024 * 1024
+"""The JSONL files whose first lines ``format_fast_paths`` reads to tell their kind (a smaller one
+costs more to read twice than its share of a build saves)."""
 AUTO_DOCUMENT_TYPES = ("Session",)
 """Types the fast path of .json files knows without --type: the files phi-core writes
 (``save_session``, pretty)."""
@@ -87,9 +90,15 @@ def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) ->
     """Load (or build, when their files are worth it) the fast paths of the formats other than
     phi-core that these JSONL files (name, size) hold: with --format and --type, that type's; else
     the type each plain local file's first lines are (gzip, stdin and remote files are judged
-    with the cache's entry, if any, or exactly)."""
-    if settings.format not in FORMATS and settings.format != AUTO:
+    with the cache's entry, if any, or exactly). Only files of ``PLAN_MIN_BYTES`` or more are
+    looked at, and none when all of them together are too small to build for: a folder of small
+    files is not read twice (phi-core's fast path is ``fast_path_for``'s, unchanged)."""
+    if settings.format == HOME_FORMAT or (
+        settings.format not in FORMATS and settings.format != AUTO
+    ):
         return
+    if sum(size for _, size in lines_files) < FORMAT_BUILD_MIN_BYTES:
+        return  # nothing to build; an entry in the cache is loaded when a chunk asks for it
     sizes: dict[tuple[str, str, str], int] = {}
     if settings.format != AUTO:
         if settings.forced is not None:
@@ -97,7 +106,7 @@ def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) ->
             sizes[settings.format, settings.version, settings.forced] = total
     else:
         for name, size in lines_files:
-            planned = _planned(name, settings) if size else None  # 0: not a regular file
+            planned = _planned(name, settings) if size >= PLAN_MIN_BYTES else None
             if planned is not None:
                 sizes[planned] = sizes.get(planned, 0) + size
     for (format, version, type_name), size in sizes.items():
