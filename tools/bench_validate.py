@@ -383,8 +383,9 @@ def measure_formats(
     """The other formats through the validator's and the converter's engines, each against
     json.loads per line, in interleaved rounds (see the module docstring)."""
     from phi_wire.cli import main as phi_wire_command
+    from phi_wire.fastpath import fast_path
+    from phi_wire.formats.phi_core.recognise import detected_as
     from phi_wire.validate import validate
-    from phi_wire.validate._fastpath import fast_path_for
 
     inputs = format_inputs(work, fixtures, megabytes)
     phi_core = work / "phi-core.jsonl"
@@ -392,7 +393,8 @@ def measure_formats(
     inputs["phi-core JSONL (exact path)"] = (phi_core, "phi-core")
     # the same lines judged as 0.8, whose fast path is built here (the exact case judges 0.10)
     inputs["phi-core JSONL (fast path)"] = (phi_core, "phi-core 0.8")
-    if fast_path_for("0.8", None, build=True) is None:
+    # validate's own expression for JSONL (its types and detection), built into the cache
+    if fast_path("0.8", ("AgentEvent", "AgentMessage"), detected_as, build=True) is None:
         raise SystemExit("phi-core 0.8's fast path could not be built")
 
     def judged(path: Path, source: str) -> None:

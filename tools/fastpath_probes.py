@@ -178,7 +178,7 @@ def probes() -> dict[str, Any]:
     """``documents`` (each real document once), ``rejected`` (the texts), and per version:
     ``accepted`` (per type, the indices of its documents) and ``valid_as`` (per type, the indices
     of the rejected texts it reads: no probes of its expressions)."""
-    from phi_wire.fastpath._probes import probes_key
+    from phi_wire.fastpath import probes_key
     from phi_wire.formats import versions
 
     wires = {  # the fast path's formats and versions

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from ._compact import compact
+from ._probes import probes_key
 from ._utf8 import is_utf8, lines_not_utf8
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "fast_path",
     "is_utf8",
     "preload",
+    "probes_key",
 ]
 
 FORMATS = frozenset({"phi-core", "clark-agent", "operator-use"})
