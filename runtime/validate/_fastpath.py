@@ -11,10 +11,12 @@ import stat
 
 from phi_wire.fastpath import FORMATS, FastPath, SessionFilePath, fast_path
 from phi_wire.formats.phi_core.recognise import detected_as
+from phi_wire.recognise import Recognised
 
 from ._formats import reader
+from ._inputs import Chunk
 from ._plan import HEAD_BYTES, plan_lines
-from ._records import AUTO, HOME_FORMAT, Settings
+from ._records import AUTO, HOME_FORMAT, Judged, Settings
 
 __all__ = [
     "AUTO_DOCUMENT_TYPES",
@@ -23,6 +25,7 @@ __all__ = [
     "SESSION_FILE_TYPES",
     "FastPath",
     "SessionFilePath",
+    "chunk_fast_path",
     "fast_path",
     "fast_path_for",
     "format_fast_paths",
@@ -135,3 +138,63 @@ def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
     if plan.type == "SessionFile" and own.format in SESSION_FILE_TYPES:
         return own.format, own.version, plan.type
     return (own.format, own.version, plan.type) if own.has_type(plan.type) else None
+
+
+def chunk_fast_path(
+    chunk: Chunk, settings: Settings, plan: Recognised | None
+) -> tuple[FastPath | SessionFilePath | None, Judged | None]:
+    """The fast path for the chunk's documents, and what the documents it vouches for are judged
+    as (the same as ``_judge`` says of them); (None, None) when they all take the exact path.
+
+    phi-core: its automatic or --type expression. clark-agent (read by the same serde codec) and
+    Operator-Use (by pydantic's lax reader): the expression of the one type its JSONL file's
+    first lines are (which ``_as`` reads every line as first), or of the type --type names with
+    --format; an Operator-Use session file read whole (``SessionFile``, a JSONL type: never a
+    line's expression): ``SessionFilePath``."""
+    if settings.strict:
+        return None, None
+    home = settings.format == HOME_FORMAT or (
+        settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
+    )
+    if home:
+        path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
+        return path, None if path is None else _file_judged(plan, settings, chunk.lines)
+    if settings.format != AUTO:
+        if settings.forced is None or settings.format not in FORMATS:
+            return None, None
+        from phi_wire.primitives import jsonl_item_type  # imports pydantic: not for phi-core
+
+        given = reader(settings.format, settings.version)
+        found: FastPath | SessionFilePath | None
+        if jsonl_item_type(given.wire_type(settings.forced)) is not None:  # a session file
+            found = None if chunk.lines else session_file_path(given.format, given.version)
+        else:
+            found = fast_path_for(settings.version, settings.forced, format=settings.format)
+        return found, None if found is None else _file_judged(plan, settings, chunk.lines)
+    if plan is None or plan.format not in FORMATS:
+        return None, None
+    own = reader(plan.format, plan.version)
+    if plan.type == "SessionFile":  # read whole, as ``SessionFile``
+        session = None if chunk.lines else session_file_path(own.format, own.version)
+        if session is None:
+            return None, None
+        judged = Judged(own.format, own.version, "SessionFile", own.label, "recognised", plan.also)
+        return session, judged
+    if not chunk.lines or not own.has_type(plan.type):
+        return None, None
+    path = fast_path_for(own.version, plan.type, format=own.format)
+    if path is None:
+        return None, None
+    return path, Judged(own.format, own.version, "", own.label, "recognised", plan.also)
+
+
+def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Judged:
+    """What the phi-core documents the fast path vouches for are judged as: the same as
+    ``_judge`` says of them (a phi-core ``Judged`` names no type, the forced one aside; a .json
+    document the fast path vouches for is a Session, which recognition names phi-core)."""
+    if settings.format != AUTO:
+        given = reader(settings.format, settings.version)
+        return Judged(given.format, given.version, settings.forced or "", given.label, "given")
+    home = reader(HOME_FORMAT, settings.version)
+    how = "recognised" if plan is not None or not lines else "default"
+    return Judged(HOME_FORMAT, home.version, "", home.label, how, plan.also if plan else ())
