@@ -117,7 +117,7 @@ def mutations(document: bytes, rng: random.Random) -> Iterator[bytes]:
     """Corruptions of a valid compact document, each of a kind serde treats specially."""
     text = document.decode("utf-8")
     value = json.loads(text)
-    first_key = next(iter(value)) if isinstance(value, dict) else None
+    first_key = next(iter(value), None) if isinstance(value, dict) else None
     if first_key is not None:  # a repeated key, first and last
         member = json.dumps({first_key: value[first_key]}, separators=(",", ":"))[1:-1]
         yield ("{" + member + "," + text[1:]).encode()

@@ -24,13 +24,17 @@ in-process on the 10 MB input. Two cases where ``--jobs 2`` must not lose to one
 ``--small-files`` small JSONL files, and one JSONL line of ``--long-line-mb`` (``--only jobs``
 runs just these).
 
-``--only formats`` times the other formats through the same engine (``phi_wire.validate``, in
-this process, one job): clark-agent JSONL (history rows; event streams), a JSONL of
-Operator-Use messages and one Operator-Use session file (a header and ``--formats-mb`` of chained
-message entries), each against ``json.loads`` per line in interleaved rounds, beside phi-core's
-exact path (the same engine on phi-core's lines, no fast path: what judges a line the fast path
-does not vouch for). Then ``phi-wire convert`` as users run it (``phi_wire.cli``: read,
-convert, write the file) on the clark-agent history and the Operator-Use files, to phi-core.
+``--only formats`` times every format's file kinds through the same engine
+(``phi_wire.validate``, in this process, one job): clark-agent JSONL (history rows, event
+streams, trajectories), a JSONL of Operator-Use messages and one Operator-Use session file (a
+header and ``--formats-mb`` of chained message entries), pi's (a JSONL of messages, one of
+events, one session file), each against ``json.loads`` per line in interleaved rounds, beside
+phi-core's exact path (the same engine on phi-core's lines, no fast path: what judges a line the
+fast path does not vouch for) and its fast path (the same lines as 0.8, its expression built
+first). Each kind's fast path, if it has one, is built by the first (untimed) run, as a run of
+that size builds it. Then (unless ``--no-convert``) ``phi-wire convert`` as users run it
+(``phi_wire.cli``: read, convert, write the file) on the clark-agent history and events and the
+Operator-Use files, to phi-core.
 
 ``--cjk`` times non-ASCII text alone: the same stream with its prose (texts, thinking, deltas,
 summaries...) in CJK ideographs, three bytes each in UTF-8, against ``json.loads`` per line in
@@ -212,6 +216,9 @@ def main() -> None:
     parser.add_argument(
         "--formats-mb", type=int, default=8, help="size of each --only formats input"
     )
+    parser.add_argument(
+        "--no-convert", action="store_true", help="--only formats: time validate only"
+    )
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
         "--workdir", type=Path, default=None, help="where the inputs go (created; default: TMPDIR)"
@@ -237,7 +244,9 @@ def main() -> None:
             measure_jobs_cases(common, work, lines, args)
             return
         if args.only == "formats":
-            measure_formats(work, args.fixtures, lines, args.formats_mb, args.repeat)
+            measure_formats(
+                work, args.fixtures, lines, args.formats_mb, args.repeat, not args.no_convert
+            )
             return
         data = work / "events.jsonl"
         documents = write_jsonl(data, lines, args.size_mb)
@@ -268,17 +277,44 @@ def cycled(path: Path, header: list[str], lines: list[str], megabytes: int) -> i
     return count
 
 
+def _jsonl_lines(folder: Path) -> list[str]:
+    return [
+        line
+        for path in sorted(folder.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").split("\n")  # not at U+2028 in a string
+        if line.strip()
+    ]
+
+
+def _session_file(
+    path: Path, header: str, entries: list[dict[str, object]], megabytes: int
+) -> None:
+    """``header`` then the entries cycled, each made the child of the one before (a session
+    file's chain), keys in their order: ``id``, and the parent in ``parent_id`` (Operator-Use:
+    none on the first) or ``parentId`` (pi)."""
+    with path.open("w", encoding="utf-8") as out:
+        written = out.write(header + "\n")
+        number = 0
+        while written < megabytes * 1_000_000:
+            entry = dict(entries[number % len(entries)])
+            entry["id"] = f"{number:08x}"
+            parent = f"{number - 1:08x}" if number else None
+            if "parentId" in entry:
+                entry["parentId"] = parent
+            elif parent is None:
+                entry.pop("parent_id", None)
+            else:
+                entry["parent_id"] = parent
+            written += out.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+            written += out.write("\n")
+            number += 1
+
+
 def format_inputs(work: Path, fixtures: Path, megabytes: int) -> dict[str, tuple[Path, str]]:
-    """The inputs of --only formats: name -> (file, its format)."""
+    """The inputs of --only formats: name -> (file, its format): every format's file kinds in
+    the corpora (each kind's lines cycled, session files chained)."""
     clark = fixtures / "clark-agent" / "0.4.0"
-    clark_lines = {
-        folder: [
-            line
-            for path in sorted((clark / folder).glob("*.jsonl"))
-            for line in path.read_text(encoding="utf-8").splitlines()
-        ]
-        for folder in ("history", "streams")
-    }
+    clark_lines = {folder: _jsonl_lines(clark / folder) for folder in KINDS_OF_CLARK}
     sessions = sorted((fixtures / "operator-use" / "d0da87a6" / "sessions").glob("*.jsonl"))
     entries = [
         json.loads(line)
@@ -287,46 +323,83 @@ def format_inputs(work: Path, fixtures: Path, megabytes: int) -> dict[str, tuple
     ]
     messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
     compact = [json.dumps(message, separators=(",", ":")) for message in messages]
+    pi = fixtures / "pi" / "1.5.2"
+    pi_session = (pi / "sessions" / "model_thinking.jsonl").read_text(encoding="utf-8")
+    pi_entries = [line for line in pi_session.split("\n") if line.strip()]
+    pi_messages = [
+        json.dumps(json.loads(line)["message"], ensure_ascii=False, separators=(",", ":"))
+        for line in _jsonl_lines(pi / "sessions")
+        if json.loads(line).get("type") == "message"
+    ]
     inputs = {
         "clark-agent history JSONL": (work / "clark-history.jsonl", "clark-agent"),
         "clark-agent events JSONL": (work / "clark-events.jsonl", "clark-agent"),
+        "clark-agent trajectories JSONL": (work / "clark-trajectories.jsonl", "clark-agent"),
         "Operator-Use messages JSONL": (work / "ou-messages.jsonl", "operator-use"),
         "Operator-Use session file": (work / "ou-session.jsonl", "operator-use"),
+        "pi messages JSONL": (work / "pi-messages.jsonl", "pi"),
+        "pi events JSONL": (work / "pi-events.jsonl", "pi"),
+        "pi session file": (work / "pi-session.jsonl", "pi"),
     }
-    cycled(inputs["clark-agent history JSONL"][0], [], clark_lines["history"], megabytes)
-    cycled(inputs["clark-agent events JSONL"][0], [], clark_lines["streams"], megabytes)
+    for folder, name in KINDS_OF_CLARK.items():
+        cycled(inputs[name][0], [], clark_lines[folder], megabytes)
     cycled(inputs["Operator-Use messages JSONL"][0], [], compact, megabytes)
-    # one session: the header, then message entries each the child of the one before
+    cycled(inputs["pi messages JSONL"][0], [], pi_messages, megabytes)
+    cycled(inputs["pi events JSONL"][0], [], _jsonl_lines(pi / "streams"), megabytes)
+    # one session: the header, then message entries each the child of the one before, their
+    # keys in the order Operator-Use writes them (its corpus' sessions)
     header = next(entry for entry in entries if entry.get("type") == "session")
-    with inputs["Operator-Use session file"][0].open("w", encoding="utf-8") as out:
-        written = out.write(json.dumps(header, separators=(",", ":")) + "\n")
-        number = 0
-        while written < megabytes * 1_000_000:
-            message = messages[number % len(messages)]
-            entry = {"id": f"{number:08x}", "timestamp": message["timestamp"], "type": "message"}
-            if number:
-                entry["parent_id"] = f"{number - 1:08x}"
-            entry["message"] = message
-            written += out.write(json.dumps(entry, separators=(",", ":")) + "\n")
-            number += 1
+    ou_entries: list[dict[str, object]] = [
+        {"id": "", "timestamp": m["timestamp"], "parent_id": "", "type": "message", "message": m}
+        for m in messages
+    ]
+    header_line = json.dumps(header, separators=(",", ":"))
+    _session_file(inputs["Operator-Use session file"][0], header_line, ou_entries, megabytes)
+    pi_chained = [json.loads(line) for line in pi_entries[1:]]
+    pi_chained = [entry for entry in pi_chained if entry.get("type") == "message"]
+    _session_file(inputs["pi session file"][0], pi_entries[0], pi_chained, megabytes)
     return inputs
 
 
+KINDS_OF_CLARK = {
+    "history": "clark-agent history JSONL",
+    "streams": "clark-agent events JSONL",
+    "trajectory": "clark-agent trajectories JSONL",
+}
+
+
+CONVERTED = (
+    "clark-agent history JSONL",
+    "clark-agent events JSONL",
+    "Operator-Use messages JSONL",
+    "Operator-Use session file",
+)
+"""The inputs ``phi-wire convert`` is timed on (to phi-core)."""
+
+
 def measure_formats(
-    work: Path, fixtures: Path, lines: list[str], megabytes: int, repeat: int
+    work: Path, fixtures: Path, lines: list[str], megabytes: int, repeat: int, convert: bool = True
 ) -> None:
     """The other formats through the validator's and the converter's engines, each against
     json.loads per line, in interleaved rounds (see the module docstring)."""
     from phi_wire.cli import main as phi_wire_command
+    from phi_wire.fastpath import fast_path
+    from phi_wire.formats.phi_core.recognise import detected_as
     from phi_wire.validate import validate
 
     inputs = format_inputs(work, fixtures, megabytes)
     phi_core = work / "phi-core.jsonl"
     write_jsonl(phi_core, lines, megabytes)  # under 16 MB and no cache: the exact path
     inputs["phi-core JSONL (exact path)"] = (phi_core, "phi-core")
+    # the same lines judged as 0.8, whose fast path is built here (the exact case judges 0.10)
+    inputs["phi-core JSONL (fast path)"] = (phi_core, "phi-core 0.8")
+    # validate's own expression for JSONL (its types and detection), built into the cache
+    if fast_path("0.8", ("AgentEvent", "AgentMessage"), detected_as, build=True) is None:
+        raise SystemExit("phi-core 0.8's fast path could not be built")
 
-    def judged(path: Path) -> None:
-        run = validate([str(path)], jobs=1)
+    def judged(path: Path, source: str) -> None:
+        version = source.split()[1] if " " in source else None
+        run = validate([str(path)], jobs=1, version=version)
         records = [record for record in run if record.kind != "note"]
         if records or run.tally.invalid:
             raise SystemExit(f"{path}: not all valid: {records[:3]}")
@@ -344,12 +417,12 @@ def measure_formats(
 
     cases: dict[str, Callable[[], object]] = {}
     sizes: dict[str, float] = {}
-    for name, (path, _) in inputs.items():
+    for name, (path, source) in inputs.items():
         sizes[name] = path.stat().st_size / 1e6
         cases[f"json.loads: {name}"] = functools.partial(time_json_loads, path)
-        cases[f"validate: {name}"] = functools.partial(judged, path)
+        cases[f"validate: {name}"] = functools.partial(judged, path, source)
     for name, (path, source) in inputs.items():
-        if source != "phi-core":
+        if convert and name in CONVERTED:
             cases[f"convert: {name}"] = functools.partial(converted, path, source)
     for case in cases.values():
         case()  # every validator and adapter built before the clock starts

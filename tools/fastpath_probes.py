@@ -1,7 +1,9 @@
 """Write ``runtime/fastpath/probes.json``: the documents a fast-path expression loaded from the
 cache is tried on before use (``runtime/fastpath/_probes.py``).
 
-For each phi-core version:
+For each version of a format with a fast path (phi-core's; clark-agent's and Operator-Use's,
+from the same examples converted by phi-wire, keyed ``clark-agent 0.4``, ``operator-use
+d0da87a6``):
 
 * ``accepted``: per wire type, documents phi-core writes: values of ``examples/`` (the session
   and the event log) that the version reads as that type and writes back as they are, the
@@ -78,9 +80,48 @@ def _reads(wire: Any, name: str, text: str) -> Any:
         return None
 
 
-def _accepted(wire: Any, names: list[str]) -> dict[str, list[str]]:
+def _clark_examples() -> list[Any]:
+    """The event log of ``examples/`` converted to clark-agent by phi-wire's converter, as
+    clark-agent's serde writes it (its events, and the messages inside them)."""
+    from phi_wire import clark_agent, v0_10
+    from phi_wire.formats.clark_agent.convert import from_phi_core
+
+    events = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    converted = from_phi_core([v0_10.loads(v0_10.AgentEvent, line) for line in events if line])
+    return [json.loads(clark_agent.dumps(event)) for event in converted.value]
+
+
+def _operator_use_examples() -> list[Any]:
+    """The messages of ``examples/``'s event log converted to Operator-Use by phi-wire's converter,
+    as Operator-Use writes them, alone and as a session file's entries."""
+    from phi_wire import operator_use, v0_10
+    from phi_wire.formats.operator_use.convert import from_phi_core, session_from_phi_core
+
+    events = (ROOT / "examples" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    messages = [
+        v0_10.loads(v0_10.AgentMessage, json.dumps(event["message"]))
+        for event in map(json.loads, filter(None, events))
+        if "message" in event
+    ]
+    converted = from_phi_core(messages)
+    session = session_from_phi_core(messages, "/home/user/project", name="examples")
+    entries = [json.loads(line) for line in operator_use.dumps(session.value).splitlines()]
+    return [json.loads(operator_use.dumps(message)) for message in converted.value] + entries
+
+
+EXAMPLES = {
+    "phi-core": _examples,
+    "clark-agent": _clark_examples,
+    "operator-use": _operator_use_examples,
+}
+"""Per format with a fast path (``phi_wire.fastpath.FORMATS``): the documents its probes come
+from."""
+
+
+def _accepted(wire: Any, names: list[str], format: str = "phi-core") -> dict[str, list[str]]:
     """Per type, the documents of ``examples/`` that the version writes back as they are."""
-    texts = sorted({_compact(value) for document in _examples() for value in _values(document)})
+    examples = EXAMPLES[format]()
+    texts = sorted({_compact(value) for document in examples for value in _values(document)})
     found: dict[str, dict[str, str]] = {}
     for text in texts:
         for name in names:
@@ -137,13 +178,23 @@ def probes() -> dict[str, Any]:
     """``documents`` (each real document once), ``rejected`` (the texts), and per version:
     ``accepted`` (per type, the indices of its documents) and ``valid_as`` (per type, the indices
     of the rejected texts it reads: no probes of its expressions)."""
+    from phi_wire.fastpath import probes_key
     from phi_wire.formats import versions
 
-    wires = {entry.version: entry.load() for entry in versions("phi-core")}  # the fast path's
+    wires = {  # the fast path's formats and versions
+        probes_key(format, entry.version): entry.load()
+        for format in EXAMPLES
+        for entry in versions(format)
+    }
+    formats = {
+        probes_key(format, entry.version): format
+        for format in EXAMPLES
+        for entry in versions(format)
+    }
     accepted: dict[str, dict[str, list[str]]] = {}
     rejected: dict[str, None] = {}
     for version, wire in wires.items():
-        accepted[version] = _accepted(wire, sorted(wire.WIRE_TYPES))
+        accepted[version] = _accepted(wire, sorted(wire.WIRE_TYPES), formats[version])
         rejected.update(dict.fromkeys(_rejected(wire, accepted[version])))
     documents = sorted(
         {text for found in accepted.values() for texts in found.values() for text in texts},
@@ -201,14 +252,17 @@ def _verify(found: dict[str, Any]) -> list[str]:
     wrong: list[str] = []
     with tempfile.TemporaryDirectory() as folder:
         os.environ["PHI_WIRE_CACHE_DIR"] = folder
-        for version, kept in found["versions"].items():
+        for key, kept in found["versions"].items():
+            format, _, version = key.rpartition(" ")
+            format = format or "phi-core"
             for name in kept["accepted"]:
-                built = document_expression(version, name, True)
-                if built is not None and document_expression(version, name, False) is None:
-                    wrong.append(f"{version} {name} (loads)")
-                lines = fast_path(version, [name], None, True)
-                if lines is not None and fast_path(version, [name], None, False) is None:
-                    wrong.append(f"{version} {name} (lines)")
+                if format == "phi-core":  # loads' own expressions: phi-core's only
+                    built = document_expression(version, name, True)
+                    if built is not None and document_expression(version, name, False) is None:
+                        wrong.append(f"{key} {name} (loads)")
+                lines = fast_path(version, [name], None, True, format)
+                if lines is not None and fast_path(version, [name], None, False, format) is None:
+                    wrong.append(f"{key} {name} (lines)")
     return wrong
 
 

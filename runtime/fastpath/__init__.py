@@ -1,5 +1,6 @@
 """``phi_wire.fastpath``: one regular expression, compiled from the models, that vouches for the
-documents phi-core writes, at C speed and with no Python work per document.
+documents phi-core writes (and clark-agent's and Operator-Use's: ``FORMATS``), at C speed and with
+no Python work per document.
 
 The expression (``_pattern``) is compiled from a wire type's own pydantic-core schema and matches
 only a *subset* of what ``loads`` accepts: the compact form phi-core writes. A document it matches
@@ -9,6 +10,11 @@ pretty session file, is matched in its compact form (``_compact``). The expressi
 >= 0x80 inside strings as they come; their UTF-8 is checked once per block (``_utf8``). The
 compiled expression is cached between runs in a private folder whose content can never change a
 verdict (``_cache``, ``_private``).
+
+A format's reader decides what the expression may take: serde's (phi-core, clark-agent: its
+borrowed strings without escapes) or pydantic's lax one (Operator-Use: any number form that stays
+finite, ``dict`` fields); a whole Operator-Use session file is vouched for line by line, its
+header first (``SessionFilePath``).
 
 Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path``) and by
 ``loads`` itself (``document_expression``), whose expression is compiled with exact values
@@ -24,17 +30,27 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from ._compact import compact
+from ._probes import probes_key
 from ._utf8 import is_utf8, lines_not_utf8
 
 __all__ = [
+    "FORMATS",
     "Detect",
     "FastPath",
+    "SessionFilePath",
     "compact",
     "document_expression",
     "fast_path",
     "is_utf8",
     "preload",
+    "probes_key",
 ]
+
+FORMATS = frozenset({"phi-core", "clark-agent", "operator-use"})
+"""The formats with a fast path: those read by the serde codec (``phi_wire.serde``), whose every
+check beyond the models' a compact document in one key order cannot fail (see ``_pattern``), and
+Operator-Use, read by pydantic's lax ``validate_json`` itself, which accepts every document the
+model's schema does."""
 
 Detect = Callable[[Collection[str], Collection[str]], str | None]
 """How documents' types are told apart: from a type's required and optional keys, the type every
@@ -86,16 +102,48 @@ class FastPath:
         return self.lines.fullmatch(compacted) is not None and not lines_not_utf8(compacted)
 
 
+class SessionFilePath:
+    """Vouches for a whole session file read as one document (Operator-Use's
+    ``read_session_file``: ``str.splitlines``, each line an entry, the header first): every line
+    one its entries' expression vouches for, the first one its header's."""
+
+    SPLITLINES_BREAKS = (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+    """Characters ``str.splitlines`` breaks a line at that a JSON string may hold raw (U+0085,
+    U+2028, U+2029; the other ones are control characters, which no vouched line holds raw)."""
+
+    def __init__(self, entries: FastPath, header: FastPath) -> None:
+        self.entries = entries
+        self.header = header
+
+    def vouches(self, document: bytes) -> bool:
+        """Whether the whole session file is surely read with no line skipped."""
+        first_end = document.find(b"\n")
+        first = document if first_end == -1 else document[: first_end + 1]
+        if not self.header.vouches_line(first):
+            return False
+        if any(mark in document for mark in self.SPLITLINES_BREAKS):
+            return False
+        return not self.entries.unmatched(document)
+
+
 def fast_path(
     version: str,
     types: Sequence[str],
     detect: Detect | None,
     build: bool,
+    format: str = "phi-core",
 ) -> FastPath | None:
-    """The fast path for documents of ``types`` (with ``detect``: only the types that ``detect``
-    gives every document of, from its keys). Loaded from the cache, else built when ``build`` is
-    true (it takes about a second), else None; None too when no type can be expressed."""
-    compiled = _compiled(version, types, detect, build, exact_values=False)
+    """The fast path for documents of ``types`` of ``format``'s ``version`` (with ``detect``: only
+    the types that ``detect`` gives every document of, from its keys). Loaded from the cache, else
+    built when ``build`` is true (it takes about a second), else None; None too when no type can
+    be expressed, or the format's reader is not the serde codec (``FORMATS``).
+
+    The public seam for other engines (``phi_wire.validate``, a converter...): a line it vouches
+    for (``FastPath.vouches_line``, ``FastPath.unmatched``) is one that the format's ``loads``
+    accepts as one of ``types``."""
+    if format not in FORMATS:
+        return None
+    compiled = _compiled(version, types, detect, build, exact_values=False, format=format)
     return None if compiled is None else FastPath(compiled)
 
 
@@ -113,21 +161,22 @@ def _compiled(
     detect: Detect | None,
     build: bool,
     exact_values: bool,
+    format: str = "phi-core",
 ) -> re.Pattern[bytes] | None:
     from . import _cache
 
-    path = _cache.cache_path(version, types, detect is not None, exact_values)
+    path = _cache.cache_path(version, types, detect is not None, exact_values, format)
     if path is not None:
         if _cache.inexpressible(path):
             return None
-        cached = _cache.load_cached(path, version, types)
+        cached = _cache.load_cached(path, version, types, format)
         if cached is not None:
             return cached
     if not build:
         return None
     from ._pattern import build_pattern  # imports pydantic and the models
 
-    pattern = build_pattern(version, types, detect, exact_values)
+    pattern = build_pattern(version, types, detect, exact_values, format)
     if not pattern:
         if path is not None:
             _cache.mark_inexpressible(path)

@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 from phi_wire.formats import find
 
 from ._private import PrivateFolder
-from ._probes import probes_for, sound
+from ._probes import HOME_FORMAT, probes_for, sound
 
 __all__ = [
     "MAX_CODE_BYTES",
@@ -138,7 +138,12 @@ def _installed(name: str) -> str:
 
 
 def _fingerprint(
-    version: str, types: Sequence[str], detect: bool, exact_values: bool, engine: Engine
+    version: str,
+    types: Sequence[str],
+    detect: bool,
+    exact_values: bool,
+    engine: Engine,
+    format: str = HOME_FORMAT,
 ) -> bytes:
     """The key of the expression for these types: the digest of all it is made from."""
     digest = hashlib.sha256()
@@ -156,35 +161,41 @@ def _fingerprint(
     digest.update(f"{version}\0{','.join(types)}\0{detect}\0".encode())
     if exact_values:  # (absent for the validator's expressions: their keys stay as they were)
         digest.update(b"exact values\0")
-    digest.update(_sources_digest(version))
+    if format != HOME_FORMAT:  # (absent for phi-core's: their keys stay as they were)
+        digest.update(f"format {format}\0".encode())
+    digest.update(_sources_digest(version, format))
     return digest.digest()
 
 
-_SOURCES: dict[str, tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
+_SOURCES: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
 
 
-def _sources_digest(version: str) -> bytes:
+def _sources_digest(version: str, format: str = HOME_FORMAT) -> bytes:
     """The digest of phi_wire's sources and of the version's generated models, read again only
     when a file's name, size or time changed (``loads`` asks once per wire type it meets)."""
     sources = sorted(_package_folder("phi_wire").rglob("*.py"))
-    sources += sorted(_package_folder(find(version).module).glob("*.py"))
+    sources += sorted(_package_folder(find(version, format).module).glob("*.py"))
     identity = tuple(
         (str(source), stat.st_size, stat.st_mtime_ns)
         for source in sources
         for stat in [source.stat()]
     )
-    known = _SOURCES.get(version)
+    known = _SOURCES.get((format, version))
     if known is not None and known[0] == identity:
         return known[1]
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.read_bytes())
-    _SOURCES[version] = (identity, digest.digest())
-    return _SOURCES[version][1]
+    _SOURCES[format, version] = (identity, digest.digest())
+    return _SOURCES[format, version][1]
 
 
 def cache_path(
-    version: str, types: Sequence[str], detect: bool, exact_values: bool = False
+    version: str,
+    types: Sequence[str],
+    detect: bool,
+    exact_values: bool = False,
+    format: str = HOME_FORMAT,
 ) -> Path | None:
     """Where the expression for these types is kept (None: no cache, for want of a folder or of
     CPython's engine)."""
@@ -192,7 +203,7 @@ def cache_path(
     engine = _engine()
     if folder is None or engine is None:
         return None
-    key = _fingerprint(version, types, detect, exact_values, engine)
+    key = _fingerprint(version, types, detect, exact_values, engine, format)
     return folder / f"fast-{key.hex()}.bin"
 
 
@@ -238,9 +249,11 @@ def _decode(data: bytes, key: bytes, engine: Engine) -> tuple[int, array.array[i
     return flags, code
 
 
-def load_cached(path: Path, version: str, types: Sequence[str]) -> re.Pattern[bytes] | None:
-    """The compiled expression kept in ``path`` for ``types`` of ``version``, or None (then it
-    must be built)."""
+def load_cached(
+    path: Path, version: str, types: Sequence[str], format: str = HOME_FORMAT
+) -> re.Pattern[bytes] | None:
+    """The compiled expression kept in ``path`` for ``types`` of ``format``'s ``version``, or None
+    (then it must be built)."""
     engine = _engine()
     key = _key_of(path)
     if engine is None or key is None:
@@ -258,7 +271,7 @@ def load_cached(path: Path, version: str, types: Sequence[str]) -> re.Pattern[by
         compiled = engine.compile(None, flags, code.tolist(), 0, {}, (None,))
     except Exception:  # the engine refuses the code (RuntimeError), or differs: rebuild
         return None
-    return compiled if sound(compiled, probes_for(version, types)) else None
+    return compiled if sound(compiled, probes_for(version, types, format)) else None
 
 
 def compile_cached(pattern: bytes, path: Path | None) -> re.Pattern[bytes]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, NamedTuple
 
@@ -39,7 +38,14 @@ from phi_wire.primitives import (
     parsed_as_value,
 )
 
-__all__ = ["Unsupported", "build_pattern"]
+from ._tokens import Seq, _alt, _group, _lit, _opaque, _render
+
+__all__ = ["LAX_FORMATS", "Unsupported", "build_pattern"]
+
+LAX_FORMATS = frozenset({"operator-use"})
+"""Formats read by pydantic's own lax ``validate_json`` (Operator-Use): every JSON document that
+strict reading accepts it accepts too, a repeated key included (the last wins), so the same
+expression vouches for them, and for their ``dict`` fields (any keys, in any order)."""
 
 VALUE_DEPTH = 3
 """Deepest ``serde_json::Value`` (tool arguments, metadata, details...) the fast path accepts."""
@@ -47,112 +53,6 @@ VALUE_DEPTH = 3
 
 class Unsupported(Exception):
     """A schema element the fast path cannot express; the type is judged by ``loads`` alone."""
-
-
-# --- patterns as token sequences -----------------------------------------------------------------
-# A pattern is a tuple of tokens: an int is one literal byte, a bytes object one self-contained
-# regular expression (a group or an atom). Literal bytes stay visible so that alternatives can be
-# factored: a tagged union's variants share `{"type":"`, an LlmMessage's variants share their
-# `content` array, which the regular expression engine then reads once, not once per variant.
-
-Token = int | bytes
-Seq = tuple[Token, ...]
-
-
-def _lit(text: bytes) -> Seq:
-    return tuple(text)
-
-
-def _render(seq: Seq) -> bytes:
-    out: list[bytes] = []
-    run = bytearray()
-    for token in seq:
-        if isinstance(token, int):
-            run.append(token)
-            continue
-        if run:
-            out.append(re.escape(bytes(run)))
-            run.clear()
-        out.append(token)
-    if run:
-        out.append(re.escape(bytes(run)))
-    return b"".join(out)
-
-
-def _group(seq: Seq) -> bytes:
-    return b"(?:" + _render(seq) + b")"
-
-
-def _common_prefix(seqs: list[Seq]) -> int:
-    shortest = min(len(seq) for seq in seqs)
-    for index in range(shortest):
-        if any(seq[index] != seqs[0][index] for seq in seqs):
-            return index
-    return shortest
-
-
-def _common_suffix(seqs: list[Seq]) -> int:
-    shortest = min(len(seq) for seq in seqs)
-    for index in range(1, shortest + 1):
-        if any(seq[-index] != seqs[0][-index] for seq in seqs):
-            return index - 1
-    return shortest
-
-
-def _alt(seqs: list[Seq]) -> Seq:
-    """The alternation of ``seqs``, with shared prefixes and suffixes factored out."""
-    unique = list(dict.fromkeys(seqs))
-    if len(unique) == 1:
-        return unique[0]
-    groups: dict[Token | None, list[Seq]] = {}
-    for seq in unique:
-        groups.setdefault(seq[0] if seq else None, []).append(seq)
-    branches: list[Seq] = []
-    for members in groups.values():
-        if len(members) == 1:
-            branches.append(members[0])
-            continue
-        length = _common_prefix(members)
-        branches.append(members[0][:length] + _alt([seq[length:] for seq in members]))
-    branches = _merge_tails(branches)
-    if len(branches) == 1:
-        return branches[0]
-    length = _common_suffix(branches)
-    heads = [branch[: len(branch) - length] for branch in branches]
-    heads.sort(key=lambda head: not head)  # an empty alternative last
-    body = b"(?:" + b"|".join(_render(head) for head in heads) + b")"
-    return (body, *branches[0][len(branches[0]) - length :])
-
-
-def _merge_tails(branches: list[Seq]) -> list[Seq]:
-    """(a X | b X) is (a|b) X: merge branches equal from their first non-literal token on."""
-    tails: dict[Seq, list[Seq]] = {}
-    order: list[Seq | None] = []
-    merged: list[Seq] = []
-    for branch in branches:
-        cut = next((i for i, token in enumerate(branch) if isinstance(token, bytes)), None)
-        if cut is None or cut == 0:
-            order.append(None)
-            merged.append(branch)
-            continue
-        tail = branch[cut:]
-        if tail not in tails:
-            tails[tail] = []
-            order.append(tail)
-            merged.append(())
-        tails[tail].append(branch[:cut])
-    result: list[Seq] = []
-    for shared, branch in zip(order, merged, strict=True):
-        if shared is None:
-            result.append(branch)
-        else:
-            heads = tails[shared]
-            result.append((heads[0] if len(heads) == 1 else _alt(heads)) + shared)
-    return result
-
-
-def _opaque(regex: bytes) -> Seq:
-    return (regex,)
 
 
 # --- JSON pieces ---------------------------------------------------------------------------------
@@ -171,9 +71,28 @@ _STRING = (
     + _PLAIN_RUN
     + rb')*+"'
 )
+# A borrowed ``&str`` (``x-serde-borrowed``): serde reads it only in place, so it holds no escape.
+_BORROWED_STRING = rb'"' + _PLAIN_RUN + rb'"'
+_FIELD_KEYWORDS_ANY_VALUE = frozenset(
+    {
+        "x-skip-serializing-if",
+        "x-serde-default",
+        "x-serde-lenient",
+        "x-serde-null-as-default",
+        "x-default-factory",
+    }
+)
+"""Field keywords that change how a field is written or defaulted, or make it accept more (a
+malformed or null value read as absent), never reject a value its schema accepts (so the field's
+own schema is a subset of what it accepts); any other ``x-`` keyword on a field, unknown here,
+makes its type ineligible."""
 # Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
 # (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
 _NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
+# A pydantic lax reader's (``LAX_FORMATS``), which reads any JSON number as a float where one is
+# expected: pydantic-core writes small and big floats with an exponent (``3e-05``, ``1e+16``) or
+# many fraction digits (``0.000030000000000000004``); an exponent of two digits stays finite.
+_LAX_NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,40})?(?:[eE][-+]?[0-9]{1,2})?"
 
 
 def _at_most(limit: int) -> bytes:
@@ -308,16 +227,25 @@ def _sorts_keys(schema: dict[str, Any]) -> bool:
 class _Compiler:
     """Turns a pydantic-core schema into a pattern (as a token sequence)."""
 
-    def __init__(self, exact_values: bool = False) -> None:
-        self.number = _EXACT_NUMBER if exact_values else _NUMBER
+    def __init__(self, exact_values: bool = False, lax: bool = False) -> None:
+        self.lax = lax
+        """A pydantic lax reader's (``LAX_FORMATS``): ``dict`` schemas are expressed (any keys,
+        each value of the values' schema; a repeated key is no error there, the last wins), and
+        numbers may have an exponent (of at most two digits: never read as an infinity). serde's
+        readers get neither (their maps' repeated keys and exponents are not looked at here)."""
+        self.number = _EXACT_NUMBER if exact_values else _LAX_NUMBER if lax else _NUMBER
         self.timestamp = _EXACT_TIMESTAMP if exact_values else _TIMESTAMP
         self.definitions: dict[str, dict[str, Any]] = {}
         self.expanding: list[str] = []
         self.memo: dict[tuple[str, bool, str | None], Seq] = {}
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
-        while schema["type"] in {"definitions", "definition-ref", "json-or-python"}:
-            if schema["type"] == "definitions":
+        while schema["type"] in {"definitions", "definition-ref", "json-or-python"} or (
+            self.lax and schema["type"] == "lax-or-strict"
+        ):
+            if schema["type"] == "lax-or-strict":  # a lax reader validates with the lax one
+                schema = schema["lax_schema"]
+            elif schema["type"] == "definitions":
                 for item in schema["definitions"]:
                     self.definitions[item["ref"]] = item
                 schema = schema["schema"]
@@ -403,6 +331,13 @@ class _Compiler:
         if kind == "union":
             choices = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
             return _alt([self.compile(choice, sorted_keys) for choice in choices])
+        if kind == "dict" and self.lax and not set(schema) - _DICT_KEYS:
+            keys = self.resolve(schema.get("keys_schema", {"type": "any"}))
+            if keys["type"] not in {"str", "any"} or set(keys) - {"type", "metadata", "ref"}:
+                raise Unsupported("dict keys other than plain strings")
+            values = schema.get("values_schema", {"type": "any"})
+            member = _STRING + b":" + _group(self.compile(values, sorted_keys))
+            return _opaque(rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}")
         if kind == "tagged-union" and isinstance(schema["discriminator"], str):
             tag = schema["discriminator"]
             return _alt([self.compile(c, sorted_keys, tag) for c in schema["choices"].values()])
@@ -411,7 +346,7 @@ class _Compiler:
             role = fast_path_role_of(function)
             if role == CANONICAL_TIMESTAMP and kind == "function-after":
                 return _opaque(self.timestamp)
-            if role == TRANSPARENT:
+            if role == TRANSPARENT or (self.lax and kind == "function-after" and _path(function)):
                 return self.compile(schema["schema"], sorted_keys)
             raise Unsupported(f"validator {getattr(function, '__qualname__', function)}")
         raise Unsupported(f"schema {kind} {sorted(schema)}")
@@ -431,16 +366,50 @@ class _Compiler:
             required = value["type"] != "default"
             if not required:
                 value = value["schema"]
-            members.append(_Member(alias or name, self.compile(value, sorted_keys), required))
+            if _borrowed(field):
+                if self.resolve(value)["type"] != "str":
+                    raise Unsupported(f"borrowed field {name} that is not a plain string")
+                seq = _opaque(_BORROWED_STRING)
+            else:
+                seq = self.compile(value, sorted_keys)
+            members.append(_Member(alias or name, seq, required))
         if sorted_keys:
             members.sort(key=lambda member: member.key.encode())
         return members
 
 
+def _path(function: Any) -> bool:
+    """Whether ``function`` is pydantic's validator of a ``pathlib.Path`` field (Operator-Use's
+    ``cwd``), which takes every string the expression matches (``Path(text)``: only a lone
+    surrogate, which the expression never matches, fails); known by its name, so that another
+    pydantic's leaves the type ineligible, never wrongly vouched for."""
+    return (
+        getattr(function, "__module__", "") == "pydantic._internal._generate_schema"
+        and getattr(function, "__qualname__", "")
+        == "GenerateSchema._path_schema.<locals>.path_validator"
+    )
+
+
+def _borrowed(field: dict[str, Any]) -> bool:
+    """Whether a model field is a borrowed ``&str`` (``x-serde-borrowed``), which serde reads only
+    when written without escapes; an ``x-`` keyword this module does not know: ``Unsupported``."""
+    metadata = field.get("metadata")
+    extra = metadata.get("pydantic_js_extra") if isinstance(metadata, dict) else None
+    if not isinstance(extra, dict):
+        return False
+    unknown = {key for key in extra if key.startswith("x-")} - _FIELD_KEYWORDS_ANY_VALUE
+    if unknown - {"x-serde-borrowed"}:
+        raise Unsupported(f"field keywords {sorted(unknown)}")
+    return bool(extra.get("x-serde-borrowed"))
+
+
+_DICT_KEYS = frozenset({"type", "keys_schema", "values_schema", "strict", "ref", "metadata"})
+
+
 def _type_seq(
-    tp: Any, exact_values: bool = False
+    tp: Any, exact_values: bool = False, lax: bool = False
 ) -> tuple[Seq, list[tuple[frozenset[str], frozenset[str]] | None]]:
-    compiler = _Compiler(exact_values)
+    compiler = _Compiler(exact_values, lax)
     schema: dict[str, Any] = dict(adapter(tp).core_schema)
     seq = compiler.compile(schema, sorted_keys=False)
     return seq, compiler.key_sets(schema)
@@ -455,17 +424,18 @@ def build_pattern(
     types: Sequence[str],
     detect: Callable[[Collection[str], Collection[str]], str | None] | None,
     exact_values: bool = False,
+    format: str = "phi-core",
 ) -> bytes:
     """The expression for documents of ``types``, one per line (b"" when none can be expressed;
     with ``detect``, only the types that ``detect`` gives every document of, from its required
     and optional keys; a document that may not be an object is detected as ``detect((), ())``
     would not tell, so such a type is left out; ``exact_values``: see above, and the expression
-    matches one document, followed by nothing but a line ending)."""
-    wire = find(version).load()
+    matches one document, followed by nothing but a line ending; ``format``: whose ``version``)."""
+    wire = find(version, format).load()
     seqs = []
     for name in types:
         try:
-            seq, key_sets = _type_seq(getattr(wire, name), exact_values)
+            seq, key_sets = _type_seq(getattr(wire, name), exact_values, format in LAX_FORMATS)
         except Unsupported:
             continue
         if detect is not None and any(keys is None or detect(*keys) != name for keys in key_sets):

@@ -1,5 +1,6 @@
 """What a fast-path expression loaded from the cache must do before it is used: accept documents
-phi-core writes, and reject texts that are no document of its types.
+the format's implementation writes (phi-core's, clark-agent's), and reject texts that are no
+document of its types.
 
 An expression vouches only for documents ``loads`` accepts, in the compact form phi-core writes.
 So a sound one accepts each of a few real documents of its types, and rejects every text ``loads``
@@ -11,9 +12,9 @@ other types fails on the real documents. This stops gross and near replacements,
 knows the probes (who could as well edit phi_wire itself: see ``_cache``).
 
 The documents are in ``probes.json`` beside this module, written by ``tools/fastpath_probes.py``
-from ``examples/`` (with, per type, the rejected texts it reads: they are no probes of its
-expressions); reading it costs about a millisecond, once per process and only when an entry is
-loaded.
+from ``examples/`` (clark-agent's: those examples converted by ``phi-wire convert``; with, per
+type, the rejected texts it reads: they are no probes of its expressions); reading it costs
+about a millisecond, once per process and only when an entry is loaded.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-__all__ = ["NOT_DOCUMENTS", "Probes", "probes_for", "sound"]
+__all__ = ["HOME_FORMAT", "NOT_DOCUMENTS", "Probes", "probes_for", "probes_key", "sound"]
+
+HOME_FORMAT = "phi-core"
 
 NOT_DOCUMENTS = (b"not json at all\n", b"\n", b"\r\n", b"]\n", b"\xff\n", b"\x00")
 """Texts no expression of the fast path matches a byte of, whatever its types (none is the start
@@ -48,12 +51,19 @@ def _probe_file() -> dict[str, Any]:
     return _LOADED
 
 
-def probes_for(version: str, types: Sequence[str]) -> Probes:
-    """The probes of an expression for ``types`` of phi-core ``version`` (the file holds the real
-    documents and the rejected texts, and per version the indices of each type's documents and of
-    the rejected texts each type reads)."""
+def probes_key(format: str, version: str) -> str:
+    """The key of a format's version in the file: phi-core's versions as they are (``0.10``),
+    another format's with its name (``clark-agent 0.4``)."""
+    return version if format == HOME_FORMAT else f"{format} {version}"
+
+
+def probes_for(version: str, types: Sequence[str], format: str = HOME_FORMAT) -> Probes:
+    """The probes of an expression for ``types`` of ``format``'s ``version`` (the file holds the
+    real documents and the rejected texts, and per version the indices of each type's documents
+    and of the rejected texts each type reads; a version it lacks has every text as a rejected
+    probe, so that an entry of its is refused unless it rejects them all)."""
     known = _probe_file()
-    kept = known.get("versions", {}).get(version, {})
+    kept = known.get("versions", {}).get(probes_key(format, version), {})
     accepted = dict.fromkeys(
         known["documents"][number]
         for name in types

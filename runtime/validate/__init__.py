@@ -20,11 +20,11 @@ takes the format its folder's files show most (``_folder``), and the others that
 Under a folder, ``include``/``exclude`` patterns choose the files (``_select``). Each document is
 judged exactly as its format's ``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also
 whether the implementation would write it so), its type detected from its keys unless ``type`` names
-one; a phi-core document may be vouched for by the fast path (``_fastpath`` over
-``phi_wire.fastpath``), which can make a run slower, never change a verdict. Lines are located in
-one pass per document (``_locate``). ``jobs`` > 1 spreads the work over processes (``_parallel``).
-The ``phi-wire validate`` command (``phi_wire.cli``) prints the records and exits with the status
-they imply.
+one; a phi-core, clark-agent or Operator-Use document may be vouched for by the fast path
+(``_fastpath`` over ``phi_wire.fastpath``), which can make a run slower, never change a verdict.
+Lines are located in one pass per document (``_locate``). ``jobs`` > 1 spreads the work over
+processes (``_parallel``). The ``phi-wire validate`` command (``phi_wire.cli``) prints the records
+and exits with the status they imply.
 
 Work is bounded per document: at most ``max_problems`` problems are reported (a ``MORE`` record
 counts the rest), and a document (a ``.json`` file, a JSONL line) over ``max_document_bytes`` is
@@ -40,7 +40,7 @@ from phi_wire import remote
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.formats.phi_core.recognise import detect_raw as detect
 
-from ._fastpath import fast_path_for
+from ._fastpath import fast_path_for, format_fast_paths
 from ._folder import forget_folders
 from ._formats import SERDE_FORMATS
 from ._inputs import input_size
@@ -141,13 +141,19 @@ def wire_types(version: str | None = None, format: str = HOME_FORMAT) -> tuple[s
 def prepare_fast_paths(settings: Settings, names: list[str]) -> None:
     """Load the fast paths the inputs need from the cache, or build one when its inputs are worth
     a second of compiling: one for JSONL lines, one for whole .json documents (one with a type).
-    Only phi-core has a fast path."""
-    if settings.format not in (HOME_FORMAT, AUTO):
-        return
+    clark-agent's JSONL files have one per type (``_fastpath.format_fast_paths``)."""
     sizes = {True: 0, False: 0}  # lines or not: bytes
+    lines_files: list[tuple[str, int]] = []
     for name in names:
         if name != "-":
-            sizes[named_layout(name) != DOCUMENT] += input_size(name)
+            size = input_size(name)
+            lines = named_layout(name) != DOCUMENT
+            sizes[lines] += size
+            if lines:
+                lines_files.append((name, size))
+    format_fast_paths(settings, lines_files)
+    if settings.format not in (HOME_FORMAT, AUTO):
+        return
     if settings.forced is not None:
         build = sum(sizes.values()) >= FAST_BUILD_MIN_BYTES
         fast_path_for(settings.version, settings.forced, build=build)

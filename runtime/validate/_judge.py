@@ -1,6 +1,7 @@
 """Judging documents: each one exactly as its format's ``loads`` judges it (phi-core and
-clark-agent: as strictly as their serde; Operator-Use: as its pydantic reads), unless phi-core's
-fast path vouches for it; with ``strict``, also whether the implementation would write it so.
+clark-agent: as strictly as their serde; Operator-Use: as its pydantic reads), unless the fast path
+vouches for it (phi-core's, clark-agent's and Operator-Use's: ``_fast_path``); with ``strict``,
+also whether the implementation would write it so.
 
 Which format: the one given (``--format``), or the one the file's first lines have (a JSONL file:
 ``FileStart.recognised``), or the one the document has (a .json file); when other formats' JSON is
@@ -37,7 +38,7 @@ from phi_wire.recognise import (
     recognise,
 )
 
-from ._fastpath import fast_path_for
+from ._fastpath import FastPath, chunk_fast_path
 from ._folder import settled
 from ._formats import Reader, reader
 from ._inputs import Chunk, Item
@@ -106,48 +107,34 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
     """Judge every document of ``chunk``; with ``fast``, phi-core documents the fast path vouches
     for are valid without further work."""
     plan = chunk.plan if settings.format == AUTO else None
-    home = settings.format == HOME_FORMAT or (
-        settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
-    )
-    path = None
-    if fast and home and not settings.strict:
-        path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
-    vouched_judged = _file_judged(plan, settings, chunk.lines)
-    if path is not None and not chunk.lines:
-        if path.vouches(chunk.data):
+    found, vouched_judged = (None, None) if not fast else chunk_fast_path(chunk, settings, plan)
+    if found is not None and vouched_judged is not None and not chunk.lines:
+        if found.vouches(chunk.data):
             return Verdict(1, 0, chunk.size, [], judged=(vouched_judged,))
-        path = None
+        found = None
+    path = found if isinstance(found, FastPath) else None
     starts = path.unmatched(chunk.data) if path is not None else chunk.line_starts()
     collected = _Collected(chunk, settings)
-    if path is not None and (not starts or starts[0] != 0):
-        collected.add_judged(vouched_judged)  # the first line was vouched for
     line = chunk.first_line
     counted = 0
+    next_line = 0  # where the line after the last one judged exactly starts
     data = chunk.data
     for start in starts:
+        if vouched_judged is not None and start > next_line:
+            collected.add_judged(vouched_judged)  # a line before this one was vouched for
         line += data.count(b"\n", counted, start)
         counted = start
         if chunk.lines:
             end = data.find(b"\n", start)
             raw = data[start : end if end != -1 else len(data)]
+            next_line = len(data) if end == -1 else end + 1
         else:
             raw = data
+            next_line = len(data)
         collected.add(line, _judge(chunk, line, raw, settings, plan))
-    if path is not None and len(starts) < chunk.documents:
-        collected.add_judged(vouched_judged)
+    if path is not None and vouched_judged is not None and (next_line < len(data) or not starts):
+        collected.add_judged(vouched_judged)  # lines after the last one judged exactly
     return collected.verdict()
-
-
-def _file_judged(plan: Recognised | None, settings: Settings, lines: bool) -> Judged:
-    """What the phi-core documents the fast path vouches for are judged as: the same as
-    ``_judge`` says of them (a phi-core ``Judged`` names no type, the forced one aside; a .json
-    document the fast path vouches for is a Session, which recognition names phi-core)."""
-    if settings.format != AUTO:
-        given = reader(settings.format, settings.version)
-        return Judged(given.format, given.version, settings.forced or "", given.label, "given")
-    home = _home_reader(settings)
-    how = "recognised" if plan is not None or not lines else "default"
-    return Judged(HOME_FORMAT, home.version, "", home.label, how, plan.also if plan else ())
 
 
 class _Collected:
