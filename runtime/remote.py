@@ -124,15 +124,20 @@ class Entry(NamedTuple):
 
 _SIZES: dict[str, int] = {}
 """The sizes listings gave, so that sizing the files a walk found asks the store nothing more."""
+_LISTED: dict[str, dict[str, Any]] = {}
+"""What listings said of each object (size, ETag...): an object opened with it is read without a
+HEAD request first (s3fs asks one for the ETag it pins the reads to, unless told)."""
 
 
 def _entries(fs: FileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
-    entries = sorted(
-        Entry(fs.unstrip_protocol(path), int(info.get("size") or 0))
+    files = {
+        fs.unstrip_protocol(path): info
         for path, info in found.items()
         if info.get("type", "file") == "file"
-    )
+    }
+    entries = sorted(Entry(url, int(info.get("size") or 0)) for url, info in files.items())
     _SIZES.update(entries)
+    _LISTED.update(files)
     return entries
 
 
@@ -157,6 +162,7 @@ def entry(url: str) -> tuple[str, int]:
         info = fs.info(path)
     if info.get("type") == "directory":
         return "folder", 0
+    _LISTED[url] = info
     found = _SIZES[url] = int(info.get("size") or 0)
     return "file", found
 
@@ -206,6 +212,10 @@ class RemoteFile:
                 self._file = fs.open(path, "rb", compression=None, **options, **sized)
             except TypeError:  # a file system whose files take no size (file://)
                 self._file = fs.open(path, "rb", compression=None, **options)
+            listed = _LISTED.get(url)
+            if listed is not None and int(listed.get("size") or 0) == known:
+                with suppress(AttributeError):  # fsspec's buffered files take what is known
+                    self._file.details = listed
             self.size = int(self._file.size)
 
     def read(self, size: int = -1) -> bytes:
@@ -236,13 +246,13 @@ def open_url(url: str, size: int | None = None) -> RemoteFile:
 
 def read_whole(url: str, limit: int, size: int | None = None) -> bytes:
     """The bytes of the object at ``url``, at most ``limit + 1`` of them (more than ``limit``:
-    the caller's "too big"): one GET when its size is known (``size``, else the listing's)
-    and within the limit, else read through ``open_url``. ``OSError`` when it cannot be read."""
+    the caller's "too big"): one ranged GET when its size is known (``size``, else the
+    listing's), else read through ``open_url``. ``OSError`` when it cannot be read."""
     known = _SIZES.get(url) if size is None else size
-    if known is not None and known <= limit:
+    if known:  # listed, not empty (a range of an empty object is refused)
         fs, path = _filesystem(url)
-        with _as_os_errors(url):
-            return bytes(fs.cat_file(path))
+        with _as_os_errors(url):  # a range: no HEAD first (an object grown since: read too)
+            return bytes(fs.cat_file(path, start=0, end=limit + 1))
     with open_url(url, size) as opened:
         return opened.read(limit + 1)
 
