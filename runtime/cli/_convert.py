@@ -73,6 +73,15 @@ the converted data goes), one per loss (file, line, pointer, kind, reason), one 
 FILE, whole once the run ends. On a terminal, a progress bar shows on standard error while 8 MB or
 more of input is converted.
 
+URLs (pip install 'phi-wire[remote]'): an input may be an object, a prefix (s3://bucket/logs/,
+walked as a folder: each object keeps its key under it) or a glob ('s3://bucket/2025-*/*.jsonl',
+each match its key under the glob's folders before the first pattern); -o and --loss-report may
+be URLs (a prefix ending / for a folder). An object is uploaded under a temporary key, then
+copied to its name: never a partial object. Credentials come from s3fs's usual environment and
+files. --dask [ADDRESS] (pip install 'phi-wire[dask]') converts on a Dask cluster, the scheduler
+at ADDRESS or a LocalCluster of this machine's cores, one task per input file, each output
+written by a worker: the same outputs, report and exit status, Dask's progress bar on a terminal.
+
 Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
 losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
