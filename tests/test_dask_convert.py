@@ -17,12 +17,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from command import run
 from corpus import fixtures_root
 from dask_cluster import KillOnce, local_cluster
 from distributed import Client
+from distributed.diagnostics.plugin import WorkerPlugin
 from s3 import S3
 
 from phi_wire import dask as on_dask
@@ -267,10 +269,33 @@ def test_dask_convert_through_s3(
     assert json.loads(stored.splitlines()[0])["file"] == gone
 
 
+class LogReads(WorkerPlugin):
+    """Logs each input a worker's conversion reads (one line each), to count the conversions."""
+
+    name = "log-reads"
+
+    def __init__(self, log: Path) -> None:
+        self.log = str(log)
+
+    def setup(self, worker: Any) -> None:
+        from phi_wire.dask import _convert
+
+        read = _convert.read_input
+        log = self.log
+
+        def logged(name: str, size: int | None = None) -> Any:
+            with open(log, "a", encoding="utf-8") as lines:
+                lines.write(name + "\n")
+            return read(name, size)
+
+        _convert.read_input = logged  # type: ignore[assignment]
+
+
 def test_a_worker_killed_mid_run_loses_no_output(tmp_path: Path) -> None:
     """A worker process killed as it finishes converting an input (its output written, its
     result never reported): the scheduler converts it again elsewhere; the outputs and outcomes
-    are the local command's, none lost, none twice, no temporary file left."""
+    are the local command's, none lost, none twice, no temporary file left; every other input
+    is converted once (not again by the totals' tasks: the graph is computed unoptimised)."""
     faults = tmp_path / "faults"
     faults.mkdir()
     here = tmp_path / "here"
@@ -280,11 +305,15 @@ def test_a_worker_killed_mid_run_loses_no_output(tmp_path: Path) -> None:
         distributed = on_dask.convert(
             archive, target="phi-core", out=str(tmp_path / "there"), client=fresh
         )
+        fresh.register_plugin(LogReads(faults / "read"))
         fresh.register_plugin(KillOnce(faults, "convert-"))
         outcomes, _ = distributed.compute()
     assert (faults / "killed").exists()
     finished = (faults / "finished").read_text().splitlines()
     assert len(finished) == len(set(finished)) + 1  # one input converted twice
+    read = (faults / "read").read_text().splitlines()  # each input converted once, one twice
+    assert sorted(set(read)) == sorted(n.name for n in distributed.inputs)
+    assert len(read) == len(distributed.inputs) + 1
     assert len(outcomes) == len(distributed.inputs) == len(set(o.name for o in outcomes))
     assert local_files(tmp_path / "there") == local_files(here)
     assert not list((tmp_path / "there").rglob("*.tmp"))

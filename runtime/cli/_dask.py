@@ -169,7 +169,7 @@ def convert_on_dask(
                 )
             except OSError as error:
                 raise UsageError(f"{outputs.folder}: cannot create the folder ({error})") from None
-            futures = client.compute(outcomes_bag) if inputs else None
+            futures = client.compute(outcomes_bag, optimize_graph=False) if inputs else None
             outcomes = _gathered(client, futures, not args.quiet) if inputs else []
         for outcome in outcomes:
             output.stop_if_interrupted()

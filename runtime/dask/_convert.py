@@ -215,10 +215,13 @@ class DaskConversion:
         wanted: list[Any] = [self.outcomes, self.totals]
         if self.report is not None:
             wanted.append(self.report)
+        # unoptimised: Dask optimises a bag's graph apart from a delayed's, and would fuse each
+        # conversion into the bag's tasks while the totals ran it again (every input converted
+        # and written twice)
         if self.client is not None:
-            results = self.client.gather(self.client.compute(wanted))
+            results = self.client.gather(self.client.compute(wanted, optimize_graph=False))
         else:
-            results = compute(*wanted)
+            results = compute(*wanted, optimize_graph=False)
         return list(results[0]), results[1]
 
 
