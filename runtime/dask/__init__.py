@@ -42,7 +42,6 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from phi_wire.remote import DASK_EXTRA, MissingExtra
 from phi_wire.validate import (
     AUTO,
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -69,6 +68,7 @@ from phi_wire.validate.parts import (
 )
 
 from ._convert import ConvertTotals, DaskConversion, Outcome, conversion_graph, convert
+from ._extra import require
 
 if TYPE_CHECKING:
     from dask.bag import Bag
@@ -96,16 +96,6 @@ per task. A worker's memory does not grow with it: the files are read in chunks 
 (``phi_wire.validate``'s reader) and only the records are kept."""
 REDUCE_EVERY = 16
 """Parts' totals joined per task of the summary's tree reduction."""
-
-
-def require() -> None:
-    """Raise ``MissingExtra`` (one line naming ``pip install 'phi-wire[dask]'``) unless dask
-    and distributed are installed."""
-    try:
-        import dask.bag  # noqa: F401
-        import distributed  # noqa: F401
-    except ImportError:
-        raise MissingExtra(f"phi_wire.dask needs the dask extra: {DASK_EXTRA}") from None
 
 
 class Summary(NamedTuple):

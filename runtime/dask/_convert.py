@@ -36,6 +36,8 @@ from phi_wire.convert import (
     write_atomically,
 )
 
+from ._extra import require
+
 if TYPE_CHECKING:
     from dask.bag import Bag
     from dask.delayed import Delayed
@@ -245,8 +247,6 @@ def convert(
     request per object before its read); the workers read, convert and write.
     ``MissingExtra`` without dask (or, for a URL, fsspec); ``OutputRefused`` when two inputs'
     outputs would be one file (nothing written)."""
-    from . import require
-
     require()
     names = [paths] if isinstance(paths, str) else list(paths)
     if "-" in names:
