@@ -1,7 +1,8 @@
 """Transcript archives live where they were written, often in object storage: a path may be an
 fsspec URL (``s3://bucket/prefix/``, ``gs://``, ``az://``, ``https://``...) as well as a local file.
-This module is the one place that reads one: it opens a URL as a byte stream (by offset too),
-sizes it, lists a prefix or a glob, and says which optional extra is missing.
+This module is the one place that reads or writes one: it opens a URL as a byte stream (by offset
+too), reads one whole, sizes it, lists a prefix or a glob, puts a file at a URL whole or not at
+all, and says which optional extra is missing.
 
 The validator and the converter read through it (``phi_wire.validate``'s walking and reading;
 ``phi_wire.dask``); local paths never touch fsspec. URLs need the ``remote`` extra
@@ -13,7 +14,8 @@ environment and configuration (for S3: ``AWS_ACCESS_KEY_ID``, ``AWS_PROFILE``,
 Whatever the storage library raises while listing or reading (a botocore error, a timeout) comes
 out as ``OSError`` with the library's words: the callers report an unreadable object as an input
 error, never a traceback. Listings are read afresh for each call (no cached listing from an
-earlier run in the same process).
+earlier run in the same process). An object a listing has sized is opened without asking its size
+again (no HEAD request before the reads).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import importlib
 import os
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO, NamedTuple
 
 FileSystem = Any
@@ -45,8 +47,10 @@ __all__ = [
     "open_path",
     "open_url",
     "path_size",
+    "read_whole",
     "require",
     "size",
+    "upload_atomically",
 ]
 
 REMOTE_EXTRA = "pip install 'phi-wire[remote]'"
@@ -120,15 +124,20 @@ class Entry(NamedTuple):
 
 _SIZES: dict[str, int] = {}
 """The sizes listings gave, so that sizing the files a walk found asks the store nothing more."""
+_LISTED: dict[str, dict[str, Any]] = {}
+"""What listings said of each object (size, ETag...): an object opened with it is read without a
+HEAD request first (s3fs asks one for the ETag it pins the reads to, unless told)."""
 
 
 def _entries(fs: FileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
-    entries = sorted(
-        Entry(fs.unstrip_protocol(path), int(info.get("size") or 0))
+    files = {
+        fs.unstrip_protocol(path): info
         for path, info in found.items()
         if info.get("type", "file") == "file"
-    )
+    }
+    entries = sorted(Entry(url, int(info.get("size") or 0)) for url, info in files.items())
     _SIZES.update(entries)
+    _LISTED.update(files)
     return entries
 
 
@@ -153,6 +162,7 @@ def entry(url: str) -> tuple[str, int]:
         info = fs.info(path)
     if info.get("type") == "directory":
         return "folder", 0
+    _LISTED[url] = info
     found = _SIZES[url] = int(info.get("size") or 0)
     return "file", found
 
@@ -190,14 +200,22 @@ class RemoteFile:
     """An object opened for reading: ``read(size)``, ``seek(offset)``, ``size``; the storage
     library's exceptions come out as ``OSError``."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, size: int | None = None) -> None:
         fs, path = _filesystem(url)
         self.url = url
+        known = _SIZES.get(url) if size is None else size
+        options: dict[str, Any] = {"block_size": READ_AHEAD_BYTES, "cache_type": "readahead"}
         with _as_os_errors(url):
             fs.invalidate_cache()
-            self._file = fs.open(
-                path, "rb", compression=None, block_size=READ_AHEAD_BYTES, cache_type="readahead"
-            )
+            try:  # a size known from the listing: no HEAD request to ask it again
+                sized = {} if known is None else {"size": known}
+                self._file = fs.open(path, "rb", compression=None, **options, **sized)
+            except TypeError:  # a file system whose files take no size (file://)
+                self._file = fs.open(path, "rb", compression=None, **options)
+            listed = _LISTED.get(url)
+            if listed is not None and int(listed.get("size") or 0) == known:
+                with suppress(AttributeError):  # fsspec's buffered files take what is known
+                    self._file.details = listed
             self.size = int(self._file.size)
 
     def read(self, size: int = -1) -> bytes:
@@ -220,9 +238,41 @@ class RemoteFile:
         self.close()
 
 
-def open_url(url: str) -> RemoteFile:
-    """The object at ``url`` opened for reading (``OSError`` when it cannot be)."""
-    return RemoteFile(url)
+def open_url(url: str, size: int | None = None) -> RemoteFile:
+    """The object at ``url`` opened for reading (``OSError`` when it cannot be); ``size``: its
+    size when known (else the listing's, else asked)."""
+    return RemoteFile(url, size)
+
+
+def read_whole(url: str, limit: int, size: int | None = None) -> bytes:
+    """The bytes of the object at ``url``, at most ``limit + 1`` of them (more than ``limit``:
+    the caller's "too big"): one ranged GET when its size is known (``size``, else the
+    listing's), else read through ``open_url``. ``OSError`` when it cannot be read."""
+    known = _SIZES.get(url) if size is None else size
+    if known:  # listed, not empty (a range of an empty object is refused)
+        fs, path = _filesystem(url)
+        with _as_os_errors(url):  # a range: no HEAD first (an object grown since: read too)
+            return bytes(fs.cat_file(path, start=0, end=limit + 1))
+    with open_url(url, size) as opened:
+        return opened.read(limit + 1)
+
+
+def upload_atomically(local: str | os.PathLike[str], url: str) -> None:
+    """The local file ``local`` put at ``url`` whole or not at all: uploaded under a temporary
+    key beside it (``.NAME.RANDOM.tmp``), copied to ``url`` (an object store's copy is whole or
+    nothing), and the temporary key deleted whatever happened. An upload cut short leaves no
+    object under ``url``, nor an old one changed; ``OSError`` says why."""
+    fs, path = _filesystem(url)
+    folder, _, name = path.rpartition("/")
+    temporary = f"{folder}/.{name}.{os.urandom(6).hex()}.tmp"
+    with _as_os_errors(url):
+        try:
+            fs.put_file(os.fspath(local), temporary)
+            fs.copy(temporary, path)
+        finally:
+            with suppress(Exception):  # nothing left under the temporary key (best effort)
+                fs.rm_file(temporary)
+        fs.invalidate_cache()
 
 
 def open_path(name: str) -> RemoteFile | BinaryIO:

@@ -21,6 +21,14 @@ task (the wall time of a few thousand empty tasks on the two workers), the block
 that cost under 5% of a task, and the workers that validate 1 TB in an hour. Beside them, what two
 CPU-bound processes get out of the machine (``bench_validate``'s probe: the ceiling of any 2x).
 
+``--convert`` measures the converter instead (``phi_wire.dask.convert``, issue 22's convert half):
+``--size-mb`` of phi-core event streams (phi-core's recorded main session repeated) in
+``--files`` files, converted to clark-agent by a cluster of one worker and of two (one task per
+file), and by ``phi-wire convert`` as a fresh process on one machine, the median of ``--repeat``
+interleaved rounds; every run's outputs are checked to be the local command's, byte for byte.
+
+    python tools/bench_dask.py --convert [--size-mb 48] [--files 8] [--repeat 3]
+
 Do not edit phi_wire's sources while it runs: the fast path's cache key digests them, and a worker
 that misses the cache judges without it (or builds it again).
 """
@@ -30,6 +38,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
+import itertools
 import logging
 import math
 import os
@@ -156,9 +165,14 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None)
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
+    parser.add_argument("--convert", action="store_true", help="measure the converter instead")
     args = parser.parse_args()
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
+    if args.convert:
+        with tempfile.TemporaryDirectory(dir=args.workdir) as scratch:
+            run_convert(Path(scratch), args)
+        return
     lines = sample_lines(args.fixtures)
     with tempfile.TemporaryDirectory(dir=args.workdir) as scratch:
         work = Path(scratch)
@@ -289,6 +303,81 @@ def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
         )
     finally:
         server.stop()
+
+
+def run_convert(work: Path, args: argparse.Namespace) -> None:
+    """The converter on a cluster of 1 and 2 workers against ``phi-wire convert`` on one
+    machine: phi-core streams to clark-agent, one output per input file."""
+    stream = args.fixtures / "phi-core" / "0.10.0" / "streams" / "events.main_session.jsonl"
+    data = stream.read_bytes()
+    each = max(1, args.size_mb * 1_000_000 // args.files // len(data))
+    archive = work / "streams"
+    archive.mkdir()
+    for index in range(args.files):
+        (archive / f"stream-{index:03d}.jsonl").write_bytes(data * each)
+    size = sum(path.stat().st_size for path in archive.iterdir()) / 1e6
+    print(f"input: {size:.0f} MB in {args.files} phi-core event streams, to clark-agent")
+    outputs = itertools.count()
+
+    def convert_here() -> float:
+        out = work / f"out-{next(outputs)}"
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "phi_wire", "convert", "--quiet", "--to", "clark-agent",
+             str(archive), "-o", str(out)],
+            check=True,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - started
+        checked(out)
+        return elapsed
+
+    def convert_on(client: Any) -> float:
+        from phi_wire.dask import convert
+
+        out = work / f"out-{next(outputs)}"
+        started = time.perf_counter()
+        _, totals = convert(
+            str(archive), target="clark-agent", out=str(out), client=client
+        ).compute()
+        elapsed = time.perf_counter() - started
+        if totals.errors or totals.converted != args.files:
+            raise SystemExit(f"unexpected result: {totals}")
+        checked(out)
+        return elapsed
+
+    first: dict[str, bytes] = {}
+
+    def checked(out: Path) -> None:
+        found = {path.name: path.read_bytes() for path in sorted(out.iterdir())}
+        if not first:
+            first.update(found)
+        elif found != first:
+            raise SystemExit(f"{out}: not the bytes of the first run")
+        shutil.rmtree(out)
+
+    print(f"before: {load()}")
+    one_cluster, one = cluster(1)
+    two_cluster, two = cluster(2)
+    cases: dict[str, Callable[[], float]] = {
+        "phi-wire convert (one process)": convert_here,
+        "dask convert, 1 worker": functools.partial(convert_on, one),
+        "dask convert, 2 workers": functools.partial(convert_on, two),
+    }
+    medians = rounds(args.repeat, cases)
+    print(f"medians of {args.repeat} interleaved rounds ({load()}):")
+    for name, seconds in medians.items():
+        print(f"  {name:32s} {seconds:7.2f} s {size / seconds:7.2f} MB/s")
+    one_s, two_s = medians["dask convert, 1 worker"], medians["dask convert, 2 workers"]
+    here_s = medians["phi-wire convert (one process)"]
+    print(
+        f"  2 workers / 1 worker {one_s / two_s:.2f}x; 2 workers against the local command "
+        f"{here_s / two_s:.2f}x; 1 worker against it {100 * (one_s / here_s - 1):+.0f}%"
+    )
+    print(f"  the machine itself: {machine_scaling(args.repeat)} (the ceiling of any 2x here)")
+    for client, local in ((two, two_cluster), (one, one_cluster)):
+        client.close()
+        local.close()
+    print(f"after: {load()}")
 
 
 if __name__ == "__main__":

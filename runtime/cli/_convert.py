@@ -11,8 +11,11 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from phi_wire import remote
 from phi_wire.formats import FORMATS
+from phi_wire.remote import MissingExtra
 
+from ._dask import LOCAL, is_address
 from ._shared import (
     SELECTION_HELP,
     Output,
@@ -73,6 +76,15 @@ the converted data goes), one per loss (file, line, pointer, kind, reason), one 
 FILE, whole once the run ends. On a terminal, a progress bar shows on standard error while 8 MB or
 more of input is converted.
 
+URLs (pip install 'phi-wire[remote]'): an input may be an object, a prefix (s3://bucket/logs/,
+walked as a folder: each object keeps its key under it) or a glob ('s3://bucket/2025-*/*.jsonl',
+each match its key under the glob's folders before the first pattern); -o and --loss-report may
+be URLs (a prefix ending / for a folder). An object is uploaded under a temporary key, then
+copied to its name: never a partial object. Credentials come from s3fs's usual environment and
+files. --dask [ADDRESS] (pip install 'phi-wire[dask]') converts on a Dask cluster, the scheduler
+at ADDRESS or a LocalCluster of this machine's cores, one task per input file, each output
+written by a worker: the same outputs, report and exit status, Dask's progress bar on a terminal.
+
 Exit status: 0 every input was converted (losses or not); 1 every input was converted but with
 losses, under --fail-on-loss (the outputs are still written); 2 some input could not be converted
 (unreadable, invalid in its format, a format or a pair phi-wire cannot convert, nothing to
@@ -93,7 +105,7 @@ def add_convert(commands: Any) -> None:
     )
     convert.add_argument(
         "inputs",
-        nargs="+",
+        nargs="*",  # one at least (checked by the run: --dask IN may take the first)
         metavar="IN",
         help="JSON, JSONL or session files, folders of them, or - for stdin",
     )
@@ -144,6 +156,15 @@ def add_convert(commands: Any) -> None:
         help="also write the losses and errors as JSON records to FILE (whole, at the end)",
     )
     add_selection(convert)
+    convert.add_argument(
+        "--dask",
+        nargs="?",
+        const=LOCAL,
+        metavar="ADDRESS",
+        help="convert on a Dask cluster, one task per input file: the scheduler at ADDRESS "
+        "(tcp://host:8786), or without one a LocalCluster of this machine's cores (needs: pip "
+        "install 'phi-wire[dask]'); the same outputs and report",
+    )
     convert.set_defaults(run=run_convert)
 
 
@@ -171,10 +192,20 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
     from ._convert_report import ConvertReport
 
     started = time.perf_counter()
+    if args.dask is not None and not is_address(args.dask):  # --dask IN: no address given
+        args.inputs.insert(0, args.dask)
+        args.dask = LOCAL
+    if not args.inputs:
+        raise UsageError("convert: the following arguments are required: IN")
+    if args.dask is not None and "-" in args.inputs:
+        raise UsageError("standard input (-) cannot be read by a cluster's workers: name files")
     if args.inputs.count("-") > 1:
         raise UsageError("standard input (-) can be read once only")
-    inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
-    folder_named = any(name != "-" and os.path.isdir(name) for name in args.inputs)
+    try:
+        inputs, walk_errors = inputs_named(args.inputs, args.include, args.exclude)
+    except MissingExtra as error:  # a URL without the remote extra: one line
+        raise UsageError(str(error)) from None
+    folder_named = any(_is_folder(name) for name in args.inputs)
     several = len(args.inputs) > 1 or folder_named
     to_standard_output = args.output in (None, "-")
     if several and to_standard_output:
@@ -194,6 +225,11 @@ def run_convert(args: argparse.Namespace, output: Output) -> int:
     names = [*args.inputs, *(named.name for named in inputs)]
     inputs_seen = {found for found in map(_identity, names) if found is not None}
     loss_file = _loss_report_file(args.loss_report, inputs_seen, outputs.file)
+    if args.dask is not None:
+        from ._dask import convert_on_dask
+
+        seen = frozenset(inputs_seen)
+        return convert_on_dask(args, output, (inputs, walk_errors, names, seen), outputs, loss_file)
     with loss_file if loss_file is not None else nullcontext():
         if outputs.folder is not None:
             try:
@@ -239,7 +275,7 @@ def _convert_one(
     under: str | None,
     args: argparse.Namespace,
     outputs: Outputs,
-    inputs_seen: set[tuple[int, int]],
+    inputs_seen: set[tuple[int, int] | str],
     output: Output,
     report: ConvertReport,
 ) -> tuple[Converted, str] | None:
@@ -268,7 +304,8 @@ def _convert_one(
         return None
     output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(target, Path):  # a URL's object needs no folder
+            target.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(target, [converted.text])
     except OSError as error:
         report.error(f"{target}: cannot write ({error.strerror or error}): not written", name)
@@ -285,7 +322,7 @@ def _write_stream(
     name: str,
     under: str | None,
     outputs: Outputs,
-    inputs_seen: set[tuple[int, int]],
+    inputs_seen: set[tuple[int, int] | str],
     output: Output,
     report: ConvertReport,
 ) -> tuple[Converted, str] | Literal["whole"] | None:
@@ -307,6 +344,9 @@ def _write_stream(
             return _WHOLE
         output.text("".join(pieces))
         return stream.converted(), "-"
+    if not isinstance(target, Path):  # a URL's object is uploaded whole (write_atomically)
+        stream.handle.close()
+        return _WHOLE
     try:
         if _identity(target) in inputs_seen:
             stream.handle.close()
@@ -327,11 +367,13 @@ def _write_stream(
     return stream.converted(), str(target)
 
 
-def _identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """The file a name stands for (device, inode), its links followed; None when there is none
-    (or it cannot be looked at: a loop of links, a name that is no file's)."""
+def _identity(name: str | os.PathLike[str]) -> tuple[int, int] | str | None:
+    """The file a name stands for (device, inode), its links followed; a URL itself; None when
+    there is none (or it cannot be looked at: a loop of links, a name that is no file's)."""
     if name == "-":
         return None
+    if isinstance(name, str) and remote.is_url(name):
+        return name
     try:
         found = os.stat(name)
     except (OSError, ValueError):
@@ -339,18 +381,26 @@ def _identity(name: str | os.PathLike[str]) -> tuple[int, int] | None:
     return found.st_dev, found.st_ino
 
 
+def _is_folder(name: str) -> bool:
+    """Whether an input named stands for several files: a folder, a URL's prefix or glob."""
+    if remote.is_url(name):
+        return name.endswith("/") or remote.has_glob(name)
+    return name != "-" and os.path.isdir(name)
+
+
 def _size(name: str) -> int:
-    """The bytes of an input file (as stored: gzip compressed); 0 for standard input."""
+    """The bytes of an input file (as stored: gzip compressed; a URL's from its listing); 0
+    for standard input."""
     if name == "-":
         return 0
     try:
-        return os.stat(name).st_size
+        return remote.path_size(name)
     except OSError:
         return 0
 
 
 def _loss_report_file(
-    name: str | None, inputs: set[tuple[int, int]], output_file: Path | None
+    name: str | None, inputs: set[tuple[int, int] | str], output_file: Path | None
 ) -> AtomicFile | None:
     """The ``--loss-report`` file, opened (written whole at the end); a usage error when it
     cannot be, or would be an input or the output."""
@@ -362,7 +412,12 @@ def _loss_report_file(
         raise UsageError(
             "--loss-report names a file; --output-format json reports on standard output"
         )
-    if _identity(name) in inputs or (
+    if remote.is_url(name):
+        try:
+            remote.require(name)
+        except MissingExtra as error:
+            raise UsageError(str(error)) from None
+    elif _identity(name) in inputs or (
         output_file is not None and os.path.abspath(name) == os.path.abspath(output_file)
     ):
         raise UsageError(f"{name}: the loss report would overwrite an input or the output")

@@ -1,7 +1,8 @@
-"""``phi-wire validate --dask [ADDRESS]``: the run on a Dask cluster (``phi_wire.dask``), the
-scheduler at ADDRESS or a ``LocalCluster`` of this machine's cores, with Dask's own progress bar
-on a terminal; a scheduler that cannot be reached, or a cluster that lost every worker, is one
-line and exit status 2."""
+"""``phi-wire validate --dask [ADDRESS]`` and ``phi-wire convert --dask [ADDRESS]``: the run on a
+Dask cluster (``phi_wire.dask``), the scheduler at ADDRESS or a ``LocalCluster`` of this
+machine's cores, with Dask's own progress bar on a terminal, reported as a local run is; a
+scheduler that cannot be reached, or a cluster that lost every worker, is one line and exit
+status 2."""
 
 from __future__ import annotations
 
@@ -9,16 +10,20 @@ import argparse
 import logging
 import re
 import sys
+import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, redirect_stdout
+from contextlib import ExitStack, contextmanager, nullcontext, redirect_stdout
 from typing import TYPE_CHECKING, Any
 
+from phi_wire.remote import MissingExtra
 from phi_wire.validate import Record, Validation
 
-from ._shared import UsageError
+from ._shared import Output, UsageError
 
 if TYPE_CHECKING:
     from distributed import Client
+
+    from phi_wire.convert import AtomicFile, Named, Outputs
 
 LOCAL = "local"
 """``--dask`` without an address: a ``LocalCluster`` started for the run."""
@@ -104,3 +109,78 @@ def validate_on_dask(
             raise UsageError(f"the Dask scheduler went away: {error}") from None
         run.settled(list(records), summary)
         return run.run, list(records)
+
+
+def _gathered(client: Client, futures: Any, show_progress: bool) -> Any:
+    """The results of ``futures``, Dask's progress bar on standard error while they come (on a
+    terminal); a cluster that lost its workers or its scheduler: one line."""
+    from distributed import KilledWorker
+
+    try:
+        if show_progress and sys.stderr.isatty():
+            from distributed.diagnostics.progressbar import progress
+
+            with redirect_stdout(sys.stderr):  # Dask draws on stdout: the report goes there
+                progress(futures)
+        return client.gather(futures)
+    except KilledWorker as error:
+        raise UsageError(f"the Dask cluster lost its workers: {error}") from None
+    except OSError as error:
+        raise UsageError(f"the Dask scheduler went away: {error}") from None
+
+
+def convert_on_dask(
+    args: argparse.Namespace,
+    output: Output,
+    named: tuple[list[Named], list[str], list[str], frozenset[Any]],
+    outputs: Outputs,
+    loss_file: AtomicFile | None,
+) -> int:
+    """``phi-wire convert --dask``: the inputs (walked here: ``named`` is the inputs, the walk's
+    errors, every name, the inputs' identities) converted and written by the cluster's workers,
+    one task per input; the report and exit status of a local run, from the outcomes in input
+    order."""
+    from phi_wire import dask as on_dask
+
+    from ._convert_report import ConvertReport
+
+    started = time.perf_counter()
+    inputs, walk_errors, names, seen = named
+    try:
+        on_dask.require()
+    except MissingExtra as error:
+        raise UsageError(str(error)) from None
+    with loss_file if loss_file is not None else nullcontext():
+        report = ConvertReport(
+            output,
+            json=args.output_format == "json",
+            verbose=args.verbose,
+            quiet=args.quiet,
+            file=loss_file,
+            names=names,
+            before_note=lambda: None,
+        )
+        for line in walk_errors:
+            report.error(line)
+        with connected(args.dask) as client:
+            try:
+                outcomes_bag, _, _ = on_dask.conversion_graph(
+                    inputs, walk_errors, outputs, args.source, args.target[0], args.target[1], seen
+                )
+            except OSError as error:
+                raise UsageError(f"{outputs.folder}: cannot create the folder ({error})") from None
+            futures = client.compute(outcomes_bag, optimize_graph=False) if inputs else None
+            outcomes = _gathered(client, futures, not args.quiet) if inputs else []
+        for outcome in outcomes:
+            output.stop_if_interrupted()
+            if outcome.converted is None:
+                report.error(outcome.error, outcome.name if outcome.error_is_output else None)
+                continue
+            if outcome.written == "-":
+                output.text(outcome.converted.text)
+            report.converted(outcome.name, outcome.converted, outcome.written)
+        lost = report.with_losses
+        status = 2 if report.errors else 1 if args.fail_on_loss and lost else 0
+        status = report.finish(status, args.fail_on_loss, time.perf_counter() - started)
+        output.flush()
+    return status

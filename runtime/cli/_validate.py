@@ -100,7 +100,9 @@ judged valid.
 --dask [ADDRESS] runs on a Dask cluster (pip install 'phi-wire[dask]'): the scheduler at
 ADDRESS, or a LocalCluster of this machine's cores; the same report and exit status, Dask's
 progress bar on a terminal. Big uncompressed JSONL files are split into byte ranges, gzip and
-whole-document files are one task each (gzip cannot be split).
+whole-document files are one task each (gzip cannot be split). --max-errors N does not stop a
+cluster early: every file is judged, the first N problems in input order are printed, and the
+summary counts every document.
 
 Speed: documents in the form phi-core writes are recognised by a compiled expression that is
 cached in $PHI_WIRE_CACHE_DIR (default ~/.cache/phi-wire; empty: no cache); all others, and
@@ -148,7 +150,11 @@ def add_validate(commands: Any) -> None:
         help="text (default), or one JSON record per line",
     )
     validate.add_argument(
-        "--max-errors", type=positive, metavar="N", help="stop the run after N problems in all"
+        "--max-errors",
+        type=positive,
+        metavar="N",
+        help="stop the run after N problems in all (with --dask the cluster still judges every "
+        "file: the first N problems in input order are printed, the summary counts them all)",
     )
     validate.add_argument(
         "--max-problems",

@@ -1,7 +1,12 @@
 """Reading ``phi-wire convert``'s inputs: the paths named (a folder's files found as ``phi-wire
 validate`` finds them), each input's bytes (gzip or not, standard input too, up to
 ``MAX_INPUT_BYTES``) and its documents: the whole text when it parses as one JSON value, else one
-per line."""
+per line.
+
+A name may be a URL (``s3://bucket/prefix/``, a glob; ``phi_wire.remote``, the ``remote``
+extra): a prefix is walked as a folder, each object found keeping its key under the prefix (under
+a glob's fixed part for what a glob matches), and an object is read with one GET.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from phi_wire import remote
 from phi_wire.recognise import parse
 
 __all__ = [
@@ -25,6 +31,7 @@ __all__ = [
     "input_of",
     "inputs_named",
     "read_input",
+    "url_base",
 ]
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -69,13 +76,24 @@ def inputs_named(
 ) -> tuple[list[Named], list[str]]:
     """The inputs of a run: each path named as it is, and for each folder named the files under
     it, as ``phi-wire validate`` walks it (``include``/``exclude``: its patterns); and one line
-    for each thing that could not be walked (a folder with nothing to convert...)."""
+    for each thing that could not be walked (a folder with nothing to convert...). A URL is
+    walked as ``phi-wire validate`` walks it; ``MissingExtra`` without the ``remote`` extra."""
     from phi_wire.validate import Selection, Walk
 
     selection = Selection(include, exclude)
     found: list[Named] = []
     errors: list[str] = []
     for name in names:
+        if remote.is_url(name):
+            remote.require(name)  # MissingExtra: one line naming the extra to install
+            walk = Walk([name], selection=selection, nothing="nothing to convert")
+            if walk.names == [name]:  # an object named itself
+                found.append(Named(name))
+            else:
+                base = url_base(name)
+                found += [Named(url, url.removeprefix(base)) for url in walk.names]
+            errors += [record.text() for record in walk.records if record.kind == "input"]
+            continue
         if name == "-" or not os.path.isdir(name):
             found.append(Named(name))
             continue
@@ -83,6 +101,20 @@ def inputs_named(
         found += [Named(path, os.path.relpath(path, name)) for path in walk.names]
         errors += [record.text() for record in walk.records if record.kind == "input"]
     return found, errors
+
+
+def url_base(url: str) -> str:
+    """What the objects found under a URL are named under, ending ``/``: a prefix itself, or a
+    glob's folders before its first pattern (``s3://b/logs/2025-*/*.jsonl``: ``s3://b/logs/``)."""
+    if not remote.has_glob(url):
+        return url.rstrip("/") + "/"
+    scheme, _, path = url.partition("://")
+    fixed: list[str] = []
+    for part in path.split("/")[:-1]:
+        if remote.has_glob("x://" + part):
+            break
+        fixed.append(part)
+    return f"{scheme}://{'/'.join(fixed)}/"
 
 
 def _gunzipped(name: str, raw: bytes) -> bytes:
@@ -98,12 +130,15 @@ def _gunzipped(name: str, raw: bytes) -> bytes:
     return raw
 
 
-def read_input(name: str) -> Input:
+def read_input(name: str, size: int | None = None) -> Input:
     """Read ``name`` (``-``: standard input) and find its documents; ``ConvertError`` if it
-    cannot be read."""
+    cannot be read. ``size``: a URL's size when known (from a listing made elsewhere: one GET
+    reads it)."""
     try:
         if name == "-":
             raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        elif remote.is_url(name):
+            raw = remote.read_whole(name, MAX_INPUT_BYTES, size)
         else:
             with open(name, "rb") as handle:
                 raw = handle.read(MAX_INPUT_BYTES + 1)

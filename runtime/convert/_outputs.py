@@ -12,6 +12,9 @@ found out when the second overwrites the first.
   folder named keeps its path under it. The suffix (``.json`` or ``.jsonl``) is known only once
   the input is read, so two inputs clash when their names agree but for it: ``a/h.jsonl`` and
   ``b/h.jsonl`` (both ``h.phi-core.jsonl``), or ``h.json`` and ``h.jsonl``, in one folder.
+* ``-o`` may be a URL (``s3://bucket/out/``; the ``remote`` extra): by the same rules, a prefix
+  (a name ending ``/``, or one that holds objects) for a folder, else one object; nothing is
+  created before the outputs are written (an object store has no folders).
 """
 
 from __future__ import annotations
@@ -21,9 +24,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from phi_wire import remote
+
 from ._write import resolved
 
-__all__ = ["FILE_SUFFIXES", "OutputRefused", "Outputs", "output_name", "plan_outputs"]
+__all__ = [
+    "FILE_SUFFIXES",
+    "OutputRefused",
+    "Outputs",
+    "output_name",
+    "output_url",
+    "plan_outputs",
+]
 
 FILE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".gz")
 """A name ending so is a file's, never taken for a folder to create."""
@@ -45,6 +57,12 @@ def output_name(
     return stem.with_name(f"{stem.name}.{'jsonl' if jsonl else 'json'}")
 
 
+def output_url(source: str, target: str, jsonl: bool, folder: str, under: str | None = None) -> str:
+    """``output_name`` in a folder that is a URL's prefix (``s3://bucket/out/``)."""
+    scheme, _, path = folder.partition("://")
+    return f"{scheme}://{output_name(source, target, jsonl, Path(path), under).as_posix()}"
+
+
 def _stem(source: str, target: str, folder: Path, under: str | None) -> Path:
     """``output_name`` without its last suffix: ``folder/a/history.phi-core``."""
     base = "stdin" if source == "-" else Path(source).name
@@ -57,14 +75,22 @@ def _stem(source: str, target: str, folder: Path, under: str | None) -> Path:
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where a run's outputs go: into ``folder``, to ``file``, or (neither) standard output."""
+    """Where a run's outputs go: into ``folder``, to ``file``, to ``url`` (a URL: a prefix
+    when ``url_folder``, else one object), or (none of them) standard output."""
 
     target: str
     folder: Path | None = None
     file: Path | None = None
+    url: str | None = None
+    url_folder: bool = False
 
-    def path_for(self, name: str, under: str | None, jsonl: bool) -> Path | None:
-        """The file an input's output goes to (None: standard output)."""
+    def path_for(self, name: str, under: str | None, jsonl: bool) -> Path | str | None:
+        """The file an input's output goes to: a ``Path``, a URL (``str``), or None (standard
+        output)."""
+        if self.url is not None:
+            if self.url_folder:
+                return output_url(name, self.target, jsonl, self.url, under)
+            return self.url
         if self.folder is not None:
             return output_name(name, self.target, jsonl, self.folder, under)
         return self.file
@@ -86,6 +112,8 @@ def plan_outputs(
             raise OutputRefused("several inputs need -o FOLDER (where their outputs go)")
         return Outputs(target)
     shown = output
+    if remote.is_url(output):
+        return _plan_url(inputs, several, output, target)
     if _is_folder_name(output):
         if os.path.exists(output) and not os.path.isdir(output):
             raise OutputRefused(f"{shown}: not a folder (a file is there)")
@@ -107,14 +135,44 @@ def plan_outputs(
     return Outputs(target, folder=folder)
 
 
-def _refuse_clashes(inputs: Sequence[tuple[str, str | None]], target: str, folder: Path) -> None:
+def _plan_url(
+    inputs: Sequence[tuple[str, str | None]], several: bool, output: str, target: str
+) -> Outputs:
+    """``plan_outputs`` for a URL: a prefix (named with a final ``/``, or holding objects)
+    takes the outputs by the rules of a folder, else it is one object."""
+    try:
+        remote.require(output)
+        kind = "folder" if output.endswith("/") else remote.entry(output)[0]
+    except remote.MissingExtra as error:
+        raise OutputRefused(str(error)) from None
+    except FileNotFoundError:
+        kind = "none"
+    except OSError as error:
+        raise OutputRefused(f"{output}: cannot write there ({error})") from None
+    if kind != "folder" and several:
+        if output.lower().endswith(FILE_SUFFIXES) or kind == "file":
+            raise OutputRefused(
+                f"{output}: several inputs need a folder, and this names a file (for a folder of "
+                "that name, end it with /)"
+            )
+        kind = "folder"
+    if kind != "folder":
+        return Outputs(target, url=output)
+    scheme, _, path = output.partition("://")
+    _refuse_clashes(inputs, target, Path(path), f"{scheme}://")
+    return Outputs(target, url=output.rstrip("/") + "/", url_folder=True)
+
+
+def _refuse_clashes(
+    inputs: Sequence[tuple[str, str | None]], target: str, folder: Path, scheme: str = ""
+) -> None:
     """``OutputRefused`` naming the first two inputs whose outputs would be one file."""
     seen: dict[Path, str] = {}
     for name, under in inputs:
         stem = _stem(name, target, folder, under)
         if stem in seen:
             raise OutputRefused(
-                f"{seen[stem]} and {name} would both be written as {stem}.json or .jsonl, "
+                f"{seen[stem]} and {name} would both be written as {scheme}{stem}.json or .jsonl, "
                 "one over the other (nothing was written): convert them into separate folders, "
                 "or name the folder that holds them (each file found under it keeps its path "
                 "under -o)"

@@ -11,19 +11,26 @@
   ``umask 022``), not ``mkstemp``'s ``0600``; a file written over keeps its permission bits.
 * As the name says: a name ending ``.gz`` is written gzip-compressed (a fixed header, no time
   or name in it: the same text gives the same bytes).
+* A URL (``s3://bucket/out.jsonl``; the ``remote`` extra): the same bytes are written to a local
+  temporary file, then uploaded whole or not at all (``phi_wire.remote.upload_atomically``: under
+  a temporary key, copied to the final one, the temporary key deleted): no partial object is ever
+  under the final name.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
+import tempfile
 import zlib
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 
+from phi_wire import remote
 from phi_wire.output import write_all
 
 __all__ = ["AtomicFile", "resolved", "write_atomically"]
@@ -50,12 +57,22 @@ def resolved(path: str | os.PathLike[str]) -> Path:
 class AtomicFile:
     """A file written piece by piece, in place only once complete (``commit``); ``abort`` (or
     leaving the ``with`` block by an exception) removes what was written and leaves the target
-    as it was. Text is written UTF-8, gzip-compressed when the name ends ``.gz``."""
+    as it was. Text is written UTF-8, gzip-compressed when the name ends ``.gz``. A URL's file
+    is written locally, then uploaded by ``commit`` (``path``: the URL, a ``str``)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self.target = resolved(path)
-        self._packer = zlib.compressobj(6, zlib.DEFLATED, _GZIP) if _gzipped(self.path) else None
+        self.path: Path | str = Path(path)
+        self._url: str | None = None
+        self._staging: str | None = None
+        if remote.is_url(os.fspath(path)):
+            self.path = self._url = os.fspath(path)
+            remote.require(self._url)  # MissingExtra before anything is written
+            self._staging = tempfile.mkdtemp(prefix="phi-wire-upload-")
+            self.target = Path(self._staging) / self._url.rpartition("/")[2]
+        else:
+            self.target = resolved(path)
+        gzipped = _gzipped(Path(os.fspath(path).rpartition("/")[2]))
+        self._packer = zlib.compressobj(6, zlib.DEFLATED, _GZIP) if gzipped else None
         self._pending: list[bytes] = []
         self._pending_bytes = 0
         self._descriptor, self._temporary = _open_beside(self.target)
@@ -79,7 +96,13 @@ class AtomicFile:
         os.close(self._descriptor)
         self._open = False
         os.replace(self._temporary, self.target)
-        _sync_folder(self.target.parent)
+        if self._url is None:
+            _sync_folder(self.target.parent)
+            return
+        try:
+            remote.upload_atomically(self.target, self._url)
+        finally:
+            self._unstage()
 
     def abort(self) -> None:
         """Nothing written: the temporary file removed, the target as it was."""
@@ -89,6 +112,13 @@ class AtomicFile:
             self._open = False
         with suppress(OSError):
             os.unlink(self._temporary)
+        self._unstage()
+
+    def _unstage(self) -> None:
+        """The local copy of a URL's file removed (uploaded, or given up)."""
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
 
     def _drain(self) -> None:
         data = b"".join(self._pending)
@@ -113,7 +143,7 @@ def write_atomically(path: str | os.PathLike[str], chunks: Iterable[str]) -> Non
     """Write ``chunks`` to ``path`` as ``AtomicFile`` does: whole or not at all (``OSError`` or
     whatever the chunks raised goes to the caller, the target untouched, no temporary file
     left), through a symbolic link, with the umask's mode (a file written over: its own), gzip
-    for a ``.gz`` name."""
+    for a ``.gz`` name; a URL uploaded once complete."""
     with AtomicFile(path) as out:
         for chunk in chunks:
             out.write(chunk)

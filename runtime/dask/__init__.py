@@ -22,6 +22,17 @@ of different kinds carry different fields (``omitted``, ``format``), and a bag k
 objects the local API gives; ``run.records.to_dataframe()`` makes a dataframe when wanted.
 The tasks are pure: a worker lost mid-run costs its tasks recomputed elsewhere, never a record
 lost or repeated.
+
+The converter too (``convert``, in ``_convert``): one task per input file (a conversion needs
+the whole file), each output written by its worker atomically under ``out`` (a folder or a URL
+prefix) as ``phi-wire convert -o OUT/`` names and writes it, the losses counted per kind on the
+cluster, and a loss report file:
+
+    from phi_wire.dask import convert
+
+    run = convert("s3://logs/2025-*/", target="phi-core", out="s3://logs-v10/",
+                  loss_report="s3://logs-v10/losses.jsonl", client=client)
+    outcomes, totals = run.compute()       # each input's Outcome; totals.kinds: losses per kind
 """
 
 from __future__ import annotations
@@ -31,7 +42,6 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from phi_wire.remote import DASK_EXTRA, MissingExtra
 from phi_wire.validate import (
     AUTO,
     DEFAULT_MAX_DOCUMENT_BYTES,
@@ -57,12 +67,27 @@ from phi_wire.validate.parts import (
     walked,
 )
 
+from ._convert import ConvertTotals, DaskConversion, Outcome, conversion_graph, convert
+from ._extra import require
+
 if TYPE_CHECKING:
     from dask.bag import Bag
     from dask.delayed import Delayed
     from distributed import Client
 
-__all__ = ["BLOCK_BYTES", "REDUCE_EVERY", "DaskValidation", "Summary", "require", "validate"]
+__all__ = [
+    "BLOCK_BYTES",
+    "REDUCE_EVERY",
+    "ConvertTotals",
+    "DaskConversion",
+    "DaskValidation",
+    "Outcome",
+    "Summary",
+    "conversion_graph",
+    "convert",
+    "require",
+    "validate",
+]
 
 BLOCK_BYTES = 64 * 1024 * 1024
 """A task's input at most (uncompressed JSONL; a gzip or whole-document file is one task
@@ -71,16 +96,6 @@ per task. A worker's memory does not grow with it: the files are read in chunks 
 (``phi_wire.validate``'s reader) and only the records are kept."""
 REDUCE_EVERY = 16
 """Parts' totals joined per task of the summary's tree reduction."""
-
-
-def require() -> None:
-    """Raise ``MissingExtra`` (one line naming ``pip install 'phi-wire[dask]'``) unless dask
-    and distributed are installed."""
-    try:
-        import dask.bag  # noqa: F401
-        import distributed  # noqa: F401
-    except ImportError:
-        raise MissingExtra(f"phi_wire.dask needs the dask extra: {DASK_EXTRA}") from None
 
 
 class Summary(NamedTuple):

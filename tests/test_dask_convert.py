@@ -1,0 +1,399 @@
+"""``phi-wire convert`` past one machine: URLs wherever it takes paths (inputs: prefixes, globs,
+objects; ``-o`` and ``--loss-report`` a URL, written atomically), ``phi_wire.dask.convert`` and
+``phi-wire convert --dask``: on the S3 server of ``tests/s3.py`` and a ``LocalCluster`` of 2
+worker processes, the same outputs (byte for byte) and the same report and exit status as the
+single-machine command on the same names, also with a worker killed mid-run.
+
+A converter may invent a document's time as the moment it runs (clark-agent's reader: a message
+without ``timestamp`` is stamped now), so two runs differ there and nowhere else: such values,
+made while the test ran, are compared as ``NOW``."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from command import run
+from corpus import fixtures_root
+from dask_cluster import KillOnce, local_cluster
+from distributed import Client
+from distributed.diagnostics.plugin import WorkerPlugin
+from s3 import S3
+
+from phi_wire import dask as on_dask
+from phi_wire.convert import write_atomically
+from phi_wire.remote import MissingExtra
+
+CLARK = fixtures_root() / "clark-agent" / "0.4.0"
+PHI_CORE = fixtures_root() / "phi-core" / "0.10.0"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+STARTED_MS = int(time.time() * 1000)
+_MILLISECONDS = re.compile(rb"\b1\d{12}\b")
+
+
+def stable(data: bytes) -> bytes:
+    """``data`` with every time in milliseconds made since this module was loaded as NOW."""
+    now = int(time.time() * 1000)
+    return _MILLISECONDS.sub(
+        lambda found: b"NOW" if STARTED_MS <= int(found[0]) <= now else found[0], data
+    )
+
+
+def local_files(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): stable(path.read_bytes())
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def objects(s3: S3, url: str) -> dict[str, bytes]:
+    fs = s3.filesystem()
+    base = url.removeprefix("s3://").rstrip("/") + "/"
+    return {key.removeprefix(base): stable(fs.cat(key)) for key in sorted(fs.find(base))}
+
+
+def report_lines(out: str) -> list[dict[str, object]]:
+    """The JSON report's lines, the summary's timing left out."""
+    lines = [json.loads(line) for line in out.splitlines()]
+    for line in lines:
+        if "summary" in line:
+            line["summary"].pop("elapsed_s")  # type: ignore[union-attr]
+    return lines
+
+
+@pytest.fixture(scope="module")
+def client(s3_server: S3) -> Iterator[Client]:
+    """The module's cluster, started after the S3 server (its workers inherit its address)."""
+    with local_cluster() as cluster, Client(cluster) as connected:
+        yield connected
+
+
+def test_urls_on_one_machine(s3_server: S3, capsys: pytest.CaptureFixture[str]) -> None:
+    """A prefix converted into a prefix (``-o s3://.../out/``, ``--loss-report s3://...``):
+    an object per input converted, at its key under the prefix, named in the report, the loss
+    report the records printed; no temporary key left; a glob's matches keep their keys under
+    its fixed part; one object into one ``.gz`` object: the bytes printed for it, gzipped."""
+    bucket = s3_server.bucket()
+    s3_server.upload(CLARK / "valid", f"s3://{bucket}/corpus/valid")
+    code, out, err = run(
+        capsys,
+        "convert",
+        "--to",
+        "phi-core",
+        "--output-format",
+        "json",
+        f"s3://{bucket}/corpus/",
+        "-o",
+        f"s3://{bucket}/out/",
+        "--loss-report",
+        f"s3://{bucket}/losses.jsonl",
+    )
+    assert code == 2 and "Traceback" not in err  # the corpus holds inputs that cannot convert
+    written = objects(s3_server, f"s3://{bucket}/out/")
+    records = report_lines(out)
+    files = [r["file"] for r in records if "file" in r and isinstance(r["file"], dict)]
+    assert len(written) == len(files) > 50
+    assert {f["written"] for f in files} == {f"s3://{bucket}/out/{key}" for key in written}
+    stored = report_lines(s3_server.filesystem().cat(f"{bucket}/losses.jsonl").decode())
+    assert stored == records
+    assert not [key for key in s3_server.filesystem().find(bucket) if key.endswith(".tmp")]
+    pattern = f"s3://{bucket}/corpus/valid/AgentM*/*.json"
+    code, out, err = run(capsys, "convert", "--to", "phi-core", pattern, "-o", f"s3://{bucket}/g/")
+    assert code == 0, err
+    matched = objects(s3_server, f"s3://{bucket}/g/")
+    assert matched and all(key.startswith("AgentMessage/") for key in matched)
+    one = f"s3://{bucket}/corpus/valid/AgentMessage/" + next(iter(matched)).rpartition("/")[2]
+    one = one.replace(".phi-core.json", ".json")
+    code, out, err = run(capsys, "convert", "--to", "phi-core", one, "-o", f"s3://{bucket}/one.gz")
+    assert code == 0, err
+    here = run(capsys, "convert", "--to", "phi-core", one)
+    assert stable(gzip.decompress(s3_server.filesystem().cat(f"{bucket}/one.gz"))) == stable(
+        here[1].encode()
+    )
+
+
+def test_a_streamed_local_input_into_an_object(
+    s3_server: S3, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A local JSONL file that converts batch by batch (clark-agent history -> phi-core) into
+    ``-o s3://...``: the object holds what the local output file holds (the streamed writer
+    writes files only; an object is uploaded whole)."""
+    bucket = s3_server.bucket()
+    source = CLARK / "history" / "history.multi_turn.jsonl"
+    code, _, err = run(
+        capsys, "convert", "--to", "phi-core", str(source), "-o", f"s3://{bucket}/h.jsonl"
+    )
+    assert code == 0 and "Traceback" not in err, err
+    local = tmp_path / "h.jsonl"
+    code, _, err = run(capsys, "convert", "--to", "phi-core", str(source), "-o", str(local))
+    assert code == 0, err
+    assert stable(s3_server.filesystem().cat(f"{bucket}/h.jsonl")) == stable(local.read_bytes())
+
+
+def test_an_upload_cut_short_leaves_no_object(s3_server: S3) -> None:
+    """Whole or nothing on an object store: a write that fails on the way (the text's producer
+    raises) or cannot be stored (no such bucket) leaves nothing under the final name, nor under a
+    temporary one; an object written over is replaced whole."""
+    bucket = s3_server.bucket()
+    url = f"s3://{bucket}/out/a.jsonl"
+    write_atomically(url, ["old\n"])
+
+    def failing() -> Iterator[str]:
+        yield "new\n"
+        raise OSError(5, "the producer failed")
+
+    with pytest.raises(OSError, match="the producer failed"):
+        write_atomically(url, failing())
+    fs = s3_server.filesystem()
+    assert fs.cat(f"{bucket}/out/a.jsonl") == b"old\n"
+    with pytest.raises(OSError):
+        write_atomically(f"s3://{bucket}-none/a.jsonl", ["x\n"])
+    write_atomically(url, ["new\n" * 3])
+    assert fs.cat(f"{bucket}/out/a.jsonl") == b"new\n" * 3
+    assert fs.find(bucket) == [f"{bucket}/out/a.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("corpus", "target"),
+    [
+        ([CLARK], "phi-core"),
+        ([PHI_CORE / "streams", PHI_CORE / "sessions", PHI_CORE / "valid"], "clark-agent"),
+    ],
+    ids=["clark-agent corpus", "phi-core streams, sessions, valid"],
+)
+def test_dask_convert_writes_what_the_command_writes(
+    client: Client,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    corpus: list[Path],
+    target: str,
+) -> None:
+    """A corpus (conversions, losses, inputs that cannot convert): ``--dask ADDRESS``
+    writes the files the local command writes, byte for byte, with the same JSON report, loss
+    report and exit status; ``phi_wire.dask.convert`` the same files, its totals the report's."""
+    args = ["convert", "--to", target, "--output-format", "json"]
+    here = run(
+        capsys,
+        *args,
+        *map(str, corpus),
+        "-o",
+        str(tmp_path / "here"),
+        "--loss-report",
+        str(tmp_path / "here.jsonl"),
+    )
+    there = run(
+        capsys,
+        *args,
+        "--dask",
+        client.scheduler.address,
+        *map(str, corpus),
+        "-o",
+        str(tmp_path / "there"),
+        "--loss-report",
+        str(tmp_path / "there.jsonl"),
+    )
+    assert there[0] == here[0] == 2 and there[2] == here[2] == ""
+    swap = str(tmp_path / "there"), str(tmp_path / "here")
+    assert report_lines(there[1].replace(*swap)) == report_lines(here[1])
+    assert local_files(tmp_path / "there") == local_files(tmp_path / "here")
+    assert len(local_files(tmp_path / "here")) > 50
+    assert report_lines((tmp_path / "there.jsonl").read_text().replace(*swap)) == report_lines(
+        (tmp_path / "here.jsonl").read_text()
+    )
+    text = run(capsys, "convert", "--to", target, *map(str, corpus), "-o", str(tmp_path / "t1"))
+    text_there = run(
+        capsys,
+        "convert",
+        "--to",
+        target,
+        "--dask",
+        client.scheduler.address,
+        *map(str, corpus),
+        "-o",
+        str(tmp_path / "t2"),
+    )
+    assert text_there[0] == text[0]
+    assert text_there[2].replace(str(tmp_path / "t2"), "OUT") == text[2].replace(
+        str(tmp_path / "t1"), "OUT"
+    )
+    distributed = on_dask.convert(
+        [str(p) for p in corpus],
+        target=target,
+        out=str(tmp_path / "lib"),
+        loss_report=str(tmp_path / "lib.jsonl"),
+        client=client,
+    )
+    outcomes, totals = distributed.compute()
+    assert local_files(tmp_path / "lib") == local_files(tmp_path / "here")
+    summary = report_lines(here[1])[-1]["summary"]
+    assert isinstance(summary, dict)
+    assert (totals.inputs, totals.converted, totals.errors, totals.losses, totals.kinds) == (
+        summary["inputs"],
+        summary["converted"],
+        summary["errors"],
+        summary["losses"],
+        summary["kinds"],
+    )
+    assert [o.name for o in outcomes] == [named.name for named in distributed.inputs]  # input order
+    reported = [json.loads(line) for line in (tmp_path / "lib.jsonl").read_text().splitlines()]
+    assert sum(r.get("kind") in ("dropped", "invented", "changed") for r in reported) == (
+        totals.losses
+    )
+
+
+def test_dask_convert_through_s3(
+    client: Client, s3_server: S3, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From a bucket to a bucket on the cluster: the objects and report of the local command on
+    the same URLs; an object gone before its worker reads it is an input error naming it
+    (exit 2), the other inputs converted."""
+    bucket = s3_server.bucket()
+    s3_server.upload(CLARK / "valid" / "AgentEvent", f"s3://{bucket}/in")
+    source = f"s3://{bucket}/in/"
+    args = ["convert", "--to", "phi-core", "--output-format", "json", source]
+    here = run(capsys, *args, "-o", f"s3://{bucket}/here/")
+    there = run(capsys, *args, "-o", f"s3://{bucket}/there/", "--dask", client.scheduler.address)
+    assert there[0] == here[0]
+    swap = f"s3://{bucket}/there/", f"s3://{bucket}/here/"
+    assert report_lines(there[1].replace(*swap)) == report_lines(here[1])
+    assert objects(s3_server, swap[0]) == objects(s3_server, swap[1])
+    assert len(objects(s3_server, swap[1])) > 5
+    distributed = on_dask.convert(
+        source,
+        target="phi-core",
+        out=f"s3://{bucket}/lib",
+        loss_report=f"s3://{bucket}/lib.jsonl",
+        client=client,
+    )
+    gone = distributed.inputs[0].name
+    s3_server.filesystem().rm(gone)  # listed, then gone before a worker reads it
+    outcomes, totals = distributed.compute()
+    assert outcomes[0].converted is None and outcomes[0].error.startswith(f"{gone}: cannot read")
+    converted_here = {
+        r["file"]["file"] for r in report_lines(here[1]) if isinstance(r.get("file"), dict)
+    }
+    summary = report_lines(here[1])[-1]["summary"]
+    assert isinstance(summary, dict) and gone in converted_here
+    assert (totals.errors, totals.converted) == (summary["errors"] + 1, summary["converted"] - 1)
+    stored = s3_server.filesystem().cat(f"{bucket}/lib.jsonl").decode()
+    assert json.loads(stored.splitlines()[0])["file"] == gone
+
+
+class LogReads(WorkerPlugin):
+    """Logs each input a worker's conversion reads (one line each), to count the conversions."""
+
+    name = "log-reads"
+
+    def __init__(self, log: Path) -> None:
+        self.log = str(log)
+
+    def setup(self, worker: Any) -> None:
+        from phi_wire.dask import _convert
+
+        read = _convert.read_input
+        log = self.log
+
+        def logged(name: str, size: int | None = None) -> Any:
+            with open(log, "a", encoding="utf-8") as lines:
+                lines.write(name + "\n")
+            return read(name, size)
+
+        _convert.read_input = logged  # type: ignore[assignment]
+
+
+def test_a_worker_killed_mid_run_loses_no_output(tmp_path: Path) -> None:
+    """A worker process killed as it finishes converting an input (its output written, its
+    result never reported): the scheduler converts it again elsewhere; the outputs and outcomes
+    are the local command's, none lost, none twice, no temporary file left; every other input
+    is converted once (not again by the totals' tasks: the graph is computed unoptimised)."""
+    faults = tmp_path / "faults"
+    faults.mkdir()
+    here = tmp_path / "here"
+    archive = str(CLARK / "valid" / "AgentMessage")
+    assert run_quiet("convert", "--to", "phi-core", "--quiet", archive, "-o", str(here)) == 0
+    with local_cluster() as cluster, Client(cluster) as fresh:
+        distributed = on_dask.convert(
+            archive, target="phi-core", out=str(tmp_path / "there"), client=fresh
+        )
+        fresh.register_plugin(LogReads(faults / "read"))
+        fresh.register_plugin(KillOnce(faults, "convert-"))
+        outcomes, _ = distributed.compute()
+    assert (faults / "killed").exists()
+    finished = (faults / "finished").read_text().splitlines()
+    assert len(finished) == len(set(finished)) + 1  # one input converted twice
+    read = (faults / "read").read_text().splitlines()  # each input converted once, one twice
+    assert sorted(set(read)) == sorted(n.name for n in distributed.inputs)
+    assert len(read) == len(distributed.inputs) + 1
+    assert len(outcomes) == len(distributed.inputs) == len(set(o.name for o in outcomes))
+    assert local_files(tmp_path / "there") == local_files(here)
+    assert not list((tmp_path / "there").rglob("*.tmp"))
+
+
+def run_quiet(*args: str) -> int:
+    from phi_wire.cli import main
+
+    return main(list(args))
+
+
+def test_the_command_says_one_line(
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """A scheduler no one answers, standard input under --dask, and a URL or --dask without
+    their extra: one line each, exit 2."""
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, out, err = run(
+            capsys,
+            "convert",
+            "--to",
+            "phi-core",
+            "--dask",
+            "tcp://127.0.0.1:9",
+            str(CLARK / "valid"),
+            "-o",
+            str(tmp_path / "o"),
+        )
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1
+    assert err.startswith("phi-wire: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ")
+    code, out, err = run(capsys, "convert", "--to", "phi-core", "--dask", "-")
+    assert (code, out) == (2, "") and "standard input (-) cannot be read" in err
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(MissingExtra, match=r"pip install 'phi-wire\[dask\]'"):
+        on_dask.convert(str(CLARK), target="phi-core", out=str(tmp_path / "x"))
+    code, out, err = run(
+        capsys,
+        "convert",
+        "--to",
+        "phi-core",
+        "--dask",
+        str(CLARK / "valid"),
+        "-o",
+        str(tmp_path / "y"),
+    )
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        "phi-wire: phi_wire.dask needs the dask extra: pip install 'phi-wire[dask]'"
+    ]
+    for name in [name for name in sys.modules if name == "fsspec" or name.startswith("fsspec.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "fsspec", None)
+    monkeypatch.setitem(sys.modules, "fsspec.core", None)
+    for args in (
+        ["s3://bucket/logs/", "-o", str(tmp_path / "z")],
+        [str(EXAMPLES / "events.jsonl"), "-o", "s3://bucket/out/"],
+    ):
+        code, out, err = run(capsys, "convert", "--to", "clark-agent", *args)
+        assert (code, out) == (2, "")
+        assert len(err.splitlines()) == 1 and "pip install 'phi-wire[remote]'" in err
