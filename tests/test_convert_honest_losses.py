@@ -334,3 +334,19 @@ def test_the_losses_of_a_json_array_file_keep_their_whole_pointers(
     assert code == 0, err
     assert f"{path}:1 /0/mine" in err and f"{path}:1 /1/mine" in err, err
     assert f"{path}:1 /0/timestamp" in err and f"{path}:1 /1/timestamp" in err, err
+
+
+def test_a_time_the_reader_stamps_is_an_invented_loss(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """clark-agent's reader fills a message's missing ``timestamp`` with the time of reading
+    (serde's ``default_timestamp``): converted, that time is invented, and named (it was
+    "nothing lost", and two runs differed without a word)."""
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"role":"user","content":"hi"}\n{"role":"user","content":"x","timestamp":5}\n')
+    code, _, err = run(
+        capsys, "convert", "--from", "clark-agent", "--to", "phi-core", "-v", str(path)
+    )
+    assert code == 0, err
+    assert "1 invented: clark-agent's reader stamps a missing timestamp" in err, err
+    assert f"{path}:1 /timestamp" in err and f"{path}:2 /timestamp" not in err, err

@@ -36,7 +36,7 @@ from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
-from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, unread
+from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, STAMPED_NOW, unread
 from ._version import SESSION_FILES, VersionError, rewritten
 from ._wording import not_json, rejected
 
@@ -259,14 +259,20 @@ def _unread(
     source: Input, line: int, document: Any, value: Any, format: str
 ) -> list[tuple[str, Loss]]:
     """A ``dropped`` loss for each key of a document that its format's reader dropped, or
-    whose null it read as absent."""
+    whose null it read as absent; an ``invented`` one for each missing key it stamped now."""
     where = f"{source.name}:{line}"
-    unknown, nulls = unread(document, value)
+    unknown, nulls, stamped = unread(document, value)
     unknown_reason = READER_DROPS.format(format=format)
     null_reason = NULL_READ_AS_ABSENT.format(format=format)
-    return [(where, Loss(pointer, "dropped", unknown_reason)) for pointer in unknown] + [
-        (where, Loss(pointer, "dropped", null_reason)) for pointer in nulls
-    ]
+    return (
+        [(where, Loss(pointer, "dropped", unknown_reason)) for pointer in unknown]
+        + [(where, Loss(pointer, "dropped", null_reason)) for pointer in nulls]
+        + [
+            (where, Loss(pointer, "invented", STAMPED_NOW.format(format=format, key=key)))
+            for pointer in stamped
+            for key in (pointer.rpartition("/")[2],)
+        ]
+    )
 
 
 @functools.cache

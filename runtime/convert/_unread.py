@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import functools
 import typing
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from pydantic import BaseModel, RootModel
 
 from phi_wire.pointer import escape
 
-__all__ = ["NULL_READ_AS_ABSENT", "READER_DROPS", "unread", "unread_keys"]
+__all__ = ["NULL_READ_AS_ABSENT", "READER_DROPS", "STAMPED_NOW", "Unread", "unread", "unread_keys"]
 
 READER_DROPS = "{format}'s reader does not know this key and drops it"
 """The reason of a key the source's reader dropped (``{format}``: the source format)."""
@@ -29,6 +29,30 @@ NULL_READ_AS_ABSENT = "{format}'s reader reads this null as absent, which is not
 """The reason of a ``null`` its reader takes for a missing value (serde's ``Option`` with
 ``skip_serializing_if = "Option::is_none"`` around a ``Value``: ``Some(Null)`` is written
 ``null`` and read back as ``None``), so no writer carries the key."""
+STAMPED_NOW = "{format}'s reader stamps a missing {key} with the time it reads it"
+"""The reason of a value the source's reader invented (clark-agent's ``default_timestamp``:
+``x-serde-default: "now-unix-ms"``): a conversion of such a document differs from run to run."""
+_NOW = "now-unix-ms"
+
+
+class Unread(NamedTuple):
+    """What a reader did not keep of a document, as pointers: keys it dropped, nulls it read as
+    absent, missing keys it filled with the time of reading."""
+
+    unknown: list[str]
+    nulls: list[str]
+    stamped: list[str]
+
+
+@functools.cache
+def _stamped_keys(model: type[BaseModel]) -> tuple[str, ...]:
+    """A model's wire keys whose missing value its reader fills with the time of reading."""
+    return tuple(
+        field.alias or name
+        for name, field in model.model_fields.items()
+        if isinstance(field.json_schema_extra, dict)
+        and field.json_schema_extra.get("x-serde-default") == _NOW
+    )
 
 
 @functools.cache
@@ -75,26 +99,33 @@ def _pointer(prefix: str, path: Path) -> str:
     return prefix + "".join("/" + escape(key) for key in reversed(keys))
 
 
-def unread(document: Any, value: Any, pointer: str = "") -> tuple[list[str], list[str]]:
+def unread(document: Any, value: Any, pointer: str = "") -> Unread:
     """The pointers of the keys of ``document`` (parsed JSON) that ``value`` (what a format's
-    ``loads`` read from it: a model, a list of them, ...) does not hold, and of the nulls in it
-    read as absent (``NULL_READ_AS_ABSENT``)."""
+    ``loads`` read from it: a model, a list of them, ...) does not hold, of the nulls in it
+    read as absent (``NULL_READ_AS_ABSENT``), and of the keys it lacks that the reader stamped
+    with the time (``STAMPED_NOW``)."""
     found: list[Path] = []
     nulls: list[Path] = []
-    _walk(document, value, None, found, nulls)
-    return [_pointer(pointer, path) for path in found], [_pointer(pointer, path) for path in nulls]
+    stamped: list[Path] = []
+    _walk(document, value, None, (found, nulls, stamped))
+    return Unread(
+        *([_pointer(pointer, path) for path in paths] for paths in (found, nulls, stamped))
+    )
 
 
 def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
     """The pointers of ``unread``'s both kinds, in one list."""
-    unknown, nulls = unread(document, value, pointer)
+    unknown, nulls, _ = unread(document, value, pointer)
     return unknown + nulls
 
 
-def _walk(document: Any, value: Any, path: Path, found: list[Path], nulls: list[Path]) -> None:
+def _walk(
+    document: Any, value: Any, path: Path, out: tuple[list[Path], list[Path], list[Path]]
+) -> None:
+    found, nulls, stamped = out
     if isinstance(value, BaseModel):
         if isinstance(value, RootModel):
-            _walk(document, value.root, path, found, nulls)
+            _walk(document, value.root, path, out)
             return
         if type(document) is not dict:
             return
@@ -107,14 +138,15 @@ def _walk(document: Any, value: Any, path: Path, found: list[Path], nulls: list[
             elif item is None and field[2] and getattr(value, field[0]) is None:
                 nulls.append((path, key))
             elif field[1]:
-                _walk(item, getattr(value, field[0]), (path, key), found, nulls)
+                _walk(item, getattr(value, field[0]), (path, key), out)
+        stamped.extend((path, key) for key in _stamped_keys(type(value)) if key not in document)
     elif isinstance(value, list | tuple):
         if type(document) is list and len(document) == len(value):
             for index, (item, held) in enumerate(zip(document, value, strict=True)):
                 if isinstance(held, BaseModel | list | tuple | dict):
-                    _walk(item, held, (path, index), found, nulls)
+                    _walk(item, held, (path, index), out)
     elif isinstance(value, dict) and type(document) is dict:
         for key, item in document.items():
             held = value.get(key)  # a free-form value keeps its keys; a dict of models is walked
             if isinstance(held, BaseModel | list | tuple | dict):
-                _walk(item, held, (path, key), found, nulls)
+                _walk(item, held, (path, key), out)
