@@ -37,23 +37,11 @@ from phi_wire.serde import Timestamp
 from ._event_messages import content_to_phi, message_to_phi, usage_losses
 from ._provider_stream import RAW_KEYS, DeltaAssembler, tool_call_leftover
 from ._stream_shared import Losses, SurrogateJoiner, at, clean_json
+from .recognise import AGENT_EVENT_TAGS
 
 __all__ = ["AGENT_EVENTS", "SESSION_ONLY", "agent_events_to_phi"]
 
-AGENT_EVENTS = frozenset(
-    {
-        "agent_start",
-        "agent_end",
-        "turn_start",
-        "turn_end",
-        "message_start",
-        "message_update",
-        "message_end",
-        "tool_execution_start",
-        "tool_execution_update",
-        "tool_execution_end",
-    }
-)
+AGENT_EVENTS = AGENT_EVENT_TAGS
 """pi-agent-core's ``AgentEvent`` tags: each has a phi-core counterpart."""
 
 SESSION_ONLY = {

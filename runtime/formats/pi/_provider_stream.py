@@ -33,6 +33,7 @@ from phi_wire.convert import Conversion
 
 from ._event_messages import EXACT_STOP_REASONS, message_to_phi
 from ._stream_shared import Losses, SurrogateJoiner, at, clean_json
+from .recognise import PROVIDER_EVENT_TAGS
 
 __all__ = [
     "PROVIDER_EVENTS",
@@ -42,22 +43,7 @@ __all__ = [
     "tool_call_leftover",
 ]
 
-PROVIDER_EVENTS = frozenset(
-    {
-        "start",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "thinking_start",
-        "thinking_delta",
-        "thinking_end",
-        "toolcall_start",
-        "toolcall_delta",
-        "toolcall_end",
-        "done",
-        "error",
-    }
-)
+PROVIDER_EVENTS = PROVIDER_EVENT_TAGS
 """The ``type`` tags of pi-ai's ``AssistantMessageEvent`` (both lines)."""
 
 PARTIAL_DROPPED = (

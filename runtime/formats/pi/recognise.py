@@ -19,8 +19,10 @@ from typing import Any
 from phi_wire.formats.shapes import tag_of
 
 __all__ = [
+    "AGENT_EVENT_TAGS",
     "FALLBACK",
     "PI_ONLY_KEYS",
+    "PROVIDER_EVENT_TAGS",
     "SESSION_TYPES",
     "WIDER_TYPES",
     "claim",
@@ -51,7 +53,7 @@ PI_ONLY_KEYS = frozenset(
 )
 """Keys of pi-ai's messages, blocks and usage that phi-core's have no field for."""
 
-_EVENT_TAGS = frozenset(
+AGENT_EVENT_TAGS = frozenset(
     {
         "agent_start",
         "agent_end",
@@ -63,6 +65,12 @@ _EVENT_TAGS = frozenset(
         "tool_execution_start",
         "tool_execution_update",
         "tool_execution_end",
+    }
+)
+"""pi-agent-core's own ``AgentEvent`` tags; the others are the coding agent's
+(``AgentSessionEvent``)."""
+_EVENT_TAGS = AGENT_EVENT_TAGS | frozenset(
+    {
         # pi-coding-agent's AgentSessionEvent
         "auto_compaction_start",
         "auto_compaction_end",
@@ -85,7 +93,7 @@ _EVENT_TAGS = frozenset(
 _EVENT_CAMEL_KEYS = frozenset(
     {"toolCallId", "toolName", "isError", "partialResult", "toolResults", "assistantMessageEvent"}
 )
-_STREAM_TAGS = frozenset(
+PROVIDER_EVENT_TAGS = frozenset(
     {
         "start",
         "text_start",
@@ -243,27 +251,10 @@ def _message(document: dict[str, Any]) -> Claim | None:
     return "AgentMessage", _marked(document)
 
 
-_AGENT_EVENT_TAGS = frozenset(
-    {
-        "agent_start",
-        "agent_end",
-        "turn_start",
-        "turn_end",
-        "message_start",
-        "message_update",
-        "message_end",
-        "tool_execution_start",
-        "tool_execution_update",
-        "tool_execution_end",
-    }
-)
-"""pi-agent-core's own events; the others are the coding agent's (``AgentSessionEvent``)."""
-
-
 def _event(document: dict[str, Any], tag: str) -> Claim:
     if tag == "message_update" and "message" not in document and "usage" in document:
         return "JsonAgentSessionEvent", True  # 1.5's --mode json: the deltas only
-    if tag not in _AGENT_EVENT_TAGS or "willRetry" in document or "parentToolCallId" in document:
+    if tag not in AGENT_EVENT_TAGS or "willRetry" in document or "parentToolCallId" in document:
         return "AgentSessionEvent", True
     certain = bool(_EVENT_CAMEL_KEYS & document.keys())
     for key in ("message", "messages"):
@@ -304,7 +295,7 @@ def claim(document: Any) -> Claim | None:
             return ("SessionHeader" if tag == "session" else "SessionEntry"), True
         if tag in _EVENT_TAGS:
             return _event(document, tag)
-        if tag in _STREAM_TAGS and _STREAM_KEYS & keys:
+        if tag in PROVIDER_EVENT_TAGS and _STREAM_KEYS & keys:
             # 1.5's --mode json: the stream events of message_update lose ``partial``
             whole = "partial" in keys or tag in ("done", "error", "start")
             return ("AssistantMessageEvent" if whole else "JsonAssistantMessageEvent"), True
