@@ -178,7 +178,7 @@ class _Converter:
                 if kind == "session" and isinstance(event.get("id"), str):
                     self.session_id = event["id"]
                 self.losses.add(pointer, "dropped", f"{what}: phi-core has no event for it")
-        return Conversion(out, tuple(self.losses.items))
+        return Conversion(out, tuple(self.losses))
 
     def _agent_start(self, event: dict[str, Any], pointer: str, index: int) -> list[Any]:
         self.run = _Run(derived_id(self.name, pointer, "pi run"))

@@ -187,7 +187,7 @@ def provider_stream_to_phi(events: Sequence[dict[str, Any]]) -> Conversion[list[
         pointer = f"/{index}"
         event = clean_json(event, pointer, losses, RAW_KEYS)
         out += _event_to_phi(event, pointer, blocks, losses)
-    return Conversion(out, tuple(losses.items))
+    return Conversion(out, tuple(losses))
 
 
 class DeltaAssembler:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from phi_wire.convert import SORTED_BY_PHI_CORE, Loss, reordered_by_sorting
 
 from ._shared import LONE_SURROGATE, at
+from ._shared import Losses as MessageLosses
 from .codec import dumps
 from .js_json import parse
 
@@ -42,16 +43,9 @@ def js_view(value: Any) -> Any:
     return parse(dumps(value))
 
 
-class Losses:
-    """The losses of one conversion, in the order they were found."""
-
-    def __init__(self) -> None:
-        self.items: list[Loss] = []
-
-    def add(
-        self, pointer: str, kind: Literal["dropped", "invented", "changed"], reason: str
-    ) -> None:
-        self.items.append(Loss(pointer, kind, reason))
+class Losses(MessageLosses):
+    """The losses of one stream's conversion, in the order they were found: the message
+    converter's list of losses, with the streams' helpers."""
 
     def leftover(
         self, document: Mapping[str, Any], carried: Iterable[str], pointer: str, reason: str
@@ -73,7 +67,7 @@ class Losses:
 
     def extend(self, losses: Iterable[Loss], prefix: str = "") -> None:
         """Losses of a part converted on its own, their pointers moved under ``prefix``."""
-        self.items.extend(Loss(prefix + loss.pointer, loss.kind, loss.reason) for loss in losses)
+        super().extend(Loss(prefix + loss.pointer, loss.kind, loss.reason) for loss in losses)
 
 
 CUT_CHARACTER = (
