@@ -6,7 +6,7 @@ whole document. A key's ``~`` is written ``~0`` and its ``/`` is written ``~1``.
 
 from __future__ import annotations
 
-__all__ = ["escape", "join", "tokens"]
+__all__ = ["escape", "extended", "join", "tokens"]
 
 
 def escape(token: str | int) -> str:
@@ -22,6 +22,11 @@ def escape(token: str | int) -> str:
 def join(*path: str | int) -> str:
     """The pointer to the value reached by the keys and indexes ``path``."""
     return "".join("/" + escape(token) for token in path)
+
+
+def extended(pointer: str, *path: str | int) -> str:
+    """``pointer`` followed by the keys and indexes ``path`` (escaped)."""
+    return pointer + join(*path)
 
 
 def tokens(pointer: str) -> list[str]:

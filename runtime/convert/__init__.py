@@ -56,7 +56,7 @@ from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
 from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
 from ._stream import NotStreamed, Stream, streamed
-from ._types import Conversion, Loss, UnsupportedConversion
+from ._types import Conversion, Loss, Losses, LossKind, UnsupportedConversion
 from ._write import AtomicFile, write_atomically
 
 __all__ = [
@@ -72,6 +72,8 @@ __all__ = [
     "EntryIds",
     "Input",
     "Loss",
+    "LossKind",
+    "Losses",
     "Lost",
     "Named",
     "NotStreamed",

@@ -11,7 +11,11 @@ from typing_extensions import TypeVar
 if TYPE_CHECKING:
     from .values import AnyValue
 
-__all__ = ["Conversion", "Loss", "UnsupportedConversion"]
+__all__ = ["Conversion", "Loss", "LossKind", "Losses", "UnsupportedConversion"]
+
+
+LossKind = Literal["dropped", "invented", "changed"]
+"""What happened to a piece of the source (``Loss.kind``)."""
 
 
 class Loss(NamedTuple):
@@ -20,11 +24,19 @@ class Loss(NamedTuple):
 
     pointer: str
     """RFC 6901 pointer into the source document ("" is the whole document)."""
-    kind: Literal["dropped", "invented", "changed"]
+    kind: LossKind
     """``dropped``: the target has no place for it; ``invented``: the target requires a value the
     source lacks, so one was made up (the reason says which); ``changed``: kept, but not exactly
     (a timestamp rounded to the target's precision, a value mapped to its nearest counterpart)."""
     reason: str
+
+
+class Losses(list[Loss]):
+    """The losses of one conversion, in the order a converter finds them (each format's
+    converters add their own helpers in a subclass)."""
+
+    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
+        self.append(Loss(pointer, kind, reason))
 
 
 Value = TypeVar("Value", default="AnyValue")

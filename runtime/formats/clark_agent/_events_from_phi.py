@@ -14,10 +14,11 @@ from pydantic import BaseModel
 import phi_wire.clark_agent as clark
 import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, UnsupportedConversion
+from phi_wire.convert import Losses as _Losses
+from phi_wire.pointer import extended as _at
 
 from ._from_phi import _from_phi_item, _message_from_phi
 from ._from_phi import from_phi_core as _values_from_phi_core
-from ._shared import _at, _Losses
 
 __all__ = ["PHI_EVENTS", "event_from_phi", "from_phi_core"]
 
@@ -138,10 +139,10 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     here, anything else as ``_from_phi`` converts it (``name``: clark-agent invents no ids)."""
     if isinstance(value, PHI_EVENTS):
         losses = _Losses()
-        return Conversion(event_from_phi(value, "", losses), tuple(losses.items))
+        return Conversion(event_from_phi(value, "", losses), tuple(losses))
     if isinstance(value, list) and value and all(isinstance(item, PHI_EVENTS) for item in value):
         losses = _Losses()
         events = [event_from_phi(event, _at("", i), losses) for i, event in enumerate(value)]
         converted = [event for event in events if event is not None]
-        return Conversion(converted, tuple(losses.items))
+        return Conversion(converted, tuple(losses))
     return _values_from_phi_core(value, name=name)

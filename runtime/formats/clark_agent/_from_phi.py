@@ -10,6 +10,8 @@ from typing import Any
 import phi_wire.clark_agent as clark
 import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, UnsupportedConversion
+from phi_wire.convert import Losses as _Losses
+from phi_wire.pointer import extended as _at
 
 from ._shared import (
     PHI_LLM,
@@ -17,9 +19,7 @@ from ._shared import (
     STOP_REASON_FROM_PHI,
     STOP_REASON_TO_PHI,
     SYSTEM_KIND,
-    _at,
     _is_zero_usage,
-    _Losses,
     _usage_from_phi,
 )
 
@@ -171,7 +171,7 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
         ]
     else:
         converted = _from_phi_item(value, "", losses)
-    return Conversion(converted, tuple(losses.items))
+    return Conversion(converted, tuple(losses))
 
 
 def _from_phi_item(value: Any, pointer: str, losses: _Losses) -> Any:

@@ -10,8 +10,8 @@ from typing import Any
 
 import phi_wire.clark_agent as clark
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Loss
-from phi_wire.pointer import escape
+from phi_wire.convert import Losses as _Losses
+from phi_wire.pointer import extended as _at
 
 SYSTEM_KIND = "clark-agent.system"
 """The ExtensionMessage kind that carries a clark-agent ``system`` message through phi-core."""
@@ -59,20 +59,6 @@ CLARK_MESSAGES = (
 )
 PHI_LLM = (phi.LlmUserMessage, phi.LlmAssistantMessage, phi.LlmToolResultMessage)
 PHI_PLAIN = (phi.UserMessage, phi.AssistantMessage, phi.ToolResultMessage)
-
-
-class _Losses:
-    """The losses of one conversion, with the pointer prefix of the value being converted."""
-
-    def __init__(self) -> None:
-        self.items: list[Loss] = []
-
-    def add(self, pointer: str, kind: str, reason: str) -> None:
-        self.items.append(Loss(pointer, kind, reason))  # type: ignore[arg-type]
-
-
-def _at(pointer: str, *keys: str | int) -> str:
-    return pointer + "".join("/" + escape(key) for key in keys)
 
 
 # --- shared pieces -----------------------------------------------------------------------------

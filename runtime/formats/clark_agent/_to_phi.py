@@ -16,6 +16,8 @@ from phi_wire.convert import (
     UnsupportedConversion,
     reordered_by_sorting,
 )
+from phi_wire.convert import Losses as _Losses
+from phi_wire.pointer import extended as _at
 
 from ._shared import (
     _DATA_URL,
@@ -23,9 +25,7 @@ from ._shared import (
     CLARK_MESSAGES,
     STOP_REASON_TO_PHI,
     SYSTEM_KIND,
-    _at,
     _is_zero_usage,
-    _Losses,
     _ms_to_rfc3339,
     _usage_to_phi,
 )
@@ -387,7 +387,7 @@ class EventStreamToPhi:
             _event_to_phi(event, _at("", index), losses, self._run)
             for index, event in enumerate(events)
         ]
-        return Conversion([event for event in converted if event is not None], tuple(losses.items))
+        return Conversion([event for event in converted if event is not None], tuple(losses))
 
 
 def _sum_usage(messages: Iterable[Any]) -> Any:
@@ -436,7 +436,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     block, ``Usage``, ``StopReason``, ``ToolCall``, ``ToolResult``) as phi-core 0.10's."""
     losses = _Losses()
     converted = _to_phi(value, losses)
-    return Conversion(converted, tuple(losses.items))
+    return Conversion(converted, tuple(losses))
 
 
 def _to_phi(value: Any, losses: _Losses) -> Any:

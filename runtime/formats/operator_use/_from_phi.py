@@ -12,15 +12,9 @@ from pydantic import BaseModel
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, EntryIds, Loss, UnsupportedConversion, derived_id
+from phi_wire.convert import Losses as _Losses
 
-from ._shared import (
-    _OU_MESSAGES,
-    MODEL_IN_ENTRIES,
-    STOP_REASONS_FROM_PHI,
-    _json,
-    _Losses,
-    _only_messages,
-)
+from ._shared import _OU_MESSAGES, MODEL_IN_ENTRIES, STOP_REASONS_FROM_PHI, _json, _only_messages
 from .api import SessionFileLines, layout_of
 
 # --- phi-core -> Operator-Use -------------------------------------------------------------------

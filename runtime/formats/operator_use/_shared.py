@@ -9,7 +9,7 @@ from typing import Any
 
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Loss, UnsupportedConversion
+from phi_wire.convert import UnsupportedConversion
 
 U64_MAX = 2**64 - 1
 SECOND_LANE = ("system", "custom", "branch_summary", "compaction_summary")
@@ -59,11 +59,6 @@ _IMAGE_MAGIC = (
     ("R0lGOD", "image/gif"),
     ("UklGR", "image/webp"),
 )
-
-
-class _Losses(list[Loss]):
-    def add(self, pointer: str, kind: Any, reason: str) -> None:
-        self.append(Loss(pointer, kind, reason))
 
 
 def _only_messages(values: list[Any], direction: str) -> None:

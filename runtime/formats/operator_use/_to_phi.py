@@ -17,6 +17,7 @@ from phi_wire.convert import (
     UnsupportedConversion,
     reordered_by_sorting,
 )
+from phi_wire.convert import Losses as _Losses
 from phi_wire.formats import version_of
 
 from ._shared import (
@@ -28,7 +29,6 @@ from ._shared import (
     U64_MAX,
     _json,
     _json_list,
-    _Losses,
     _only_messages,
 )
 from .api import SessionFileLines, context_parts

@@ -53,7 +53,7 @@ def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
         documents = _stream(list(zip(pointers, plain, strict=True)), losses)
     else:
         documents = _conversation(list(zip(pointers, plain, strict=True)), losses)
-    return Conversion(documents, tuple(losses.items))
+    return Conversion(documents, tuple(losses))
 
 
 def _kind_of(item: Any) -> str | None:

@@ -5,10 +5,10 @@ no message for, and the loss list with its pointers."""
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
-from phi_wire.convert import Loss
-from phi_wire.pointer import escape
+from phi_wire.convert import Losses as ConvertLosses
+from phi_wire.pointer import extended as at
 
 __all__ = [
     "CLARK_SYSTEM_KIND",
@@ -56,26 +56,14 @@ reason; ``content_filter`` is phi-core's ``guardRail`` (a ``changed`` loss: it c
 ``guardRail``); any other string is ``stop`` (``changed``)."""
 
 
-def at(pointer: str, *keys: str | int) -> str:
-    """``pointer`` extended by ``keys`` (escaped)."""
-    return pointer + "".join("/" + escape(str(key)) for key in keys)
-
-
 def compact(value: Any) -> str:
     """``value``'s JSON as the converters hand it to a ``loads`` (compact, non-ASCII kept)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-class Losses:
-    """The losses of one conversion, in the order found."""
-
-    def __init__(self) -> None:
-        self.items: list[Loss] = []
-
-    def add(
-        self, pointer: str, kind: Literal["dropped", "invented", "changed"], reason: str
-    ) -> None:
-        self.items.append(Loss(pointer, kind, reason))
+class Losses(ConvertLosses):
+    """The losses of one conversion, in the order found, with the helpers of OpenTelemetry's
+    converters."""
 
     def rest(self, value: dict[str, Any], pointer: str, kept: set[str], where: str) -> None:
         """A ``dropped`` loss for each key of ``value`` but ``kept`` (``where``: what has no

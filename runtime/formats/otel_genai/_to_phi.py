@@ -54,7 +54,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     converted: list[Any] = []
     for pointer, document in documents:
         converted += reader.document(document, pointer, lone=not isinstance(value, list))
-    return Conversion(converted, tuple(losses.items))
+    return Conversion(converted, tuple(losses))
 
 
 class _Reader:

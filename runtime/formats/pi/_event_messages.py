@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, Loss
+from phi_wire.convert import Conversion, Loss, Losses
 
 from . import _to_phi
-from ._shared import STOP_REASON_TO_PHI, Losses, well_formed
+from ._shared import STOP_REASON_TO_PHI, well_formed
 
 __all__ = ["EXACT_STOP_REASONS", "content_to_phi", "message_to_phi", "usage_losses"]
 

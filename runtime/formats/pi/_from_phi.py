@@ -11,17 +11,11 @@ from typing import Any
 
 import phi_wire.pi as pi
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, EntryIds, UnsupportedConversion, derived_id
+from phi_wire.convert import Conversion, EntryIds, Losses, UnsupportedConversion, derived_id
 from phi_wire.errors import WireError
+from phi_wire.pointer import extended as at
 
-from ._shared import (
-    CARRIED_KEY,
-    EXTENSION_KIND,
-    EXTENSION_ROLES,
-    STOP_REASON_FROM_PHI,
-    Losses,
-    at,
-)
+from ._shared import CARRIED_KEY, EXTENSION_KIND, EXTENSION_ROLES, STOP_REASON_FROM_PHI
 
 PI_ROLES: dict[str, Any] = {
     "system": pi.SystemMessage,

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Any
 
-from phi_wire.convert import Loss
-from phi_wire.pointer import escape
-
-LossKind = Literal["dropped", "invented", "changed"]
+from phi_wire.convert import Losses
+from phi_wire.pointer import extended as at
 
 EXTENSION_ROLES = ("system", "custom", "bashExecution", "branchSummary", "compactionSummary")
 """pi's roles phi-core has no message for (pi-ai's ``system`` of 1.5, the coding agent's custom
@@ -63,18 +61,6 @@ USAGE_KEYS: dict[str, str] = {
 phi-core counterpart."""
 
 U64_MAX = 2**64 - 1
-
-
-class Losses(list[Loss]):
-    """The losses of one conversion."""
-
-    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
-        self.append(Loss(pointer, kind, reason))
-
-
-def at(pointer: str, *keys: str | int) -> str:
-    """``pointer`` with ``keys`` appended (escaped)."""
-    return pointer + "".join("/" + escape(str(key)) for key in keys)
 
 
 def as_json(value: Any, dumps: Any) -> Any:

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from phi_wire.convert import SORTED_BY_PHI_CORE, Loss, reordered_by_sorting
+from phi_wire.convert import Losses as ConvertLosses
+from phi_wire.pointer import extended as at
 
-from ._shared import LONE_SURROGATE, at
-from ._shared import Losses as MessageLosses
+from ._shared import LONE_SURROGATE
 from .codec import dumps
 from .js_json import parse
 
@@ -43,9 +44,9 @@ def js_view(value: Any) -> Any:
     return parse(dumps(value))
 
 
-class Losses(MessageLosses):
-    """The losses of one stream's conversion, in the order they were found: the message
-    converter's list of losses, with the streams' helpers."""
+class Losses(ConvertLosses):
+    """The losses of one stream's conversion, in the order they were found: the convert
+    package's list of losses, with the streams' helpers."""
 
     def leftover(
         self, document: Mapping[str, Any], carried: Iterable[str], pointer: str, reason: str

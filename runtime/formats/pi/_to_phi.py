@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import phi_wire.v0_10 as phi
-from phi_wire.convert import SORTED_BY_PHI_CORE, UnsupportedConversion, reordered_by_sorting
+from phi_wire.convert import SORTED_BY_PHI_CORE, Losses, UnsupportedConversion, reordered_by_sorting
+from phi_wire.pointer import extended as at
 
 from ._shared import (
     CARRIED_KEY,
@@ -15,8 +16,6 @@ from ._shared import (
     STOP_REASON_TO_PHI,
     U64_MAX,
     USAGE_KEYS,
-    Losses,
-    at,
     drop_others,
 )
 from .context import context_entries

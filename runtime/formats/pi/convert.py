@@ -27,11 +27,11 @@ from typing import Any
 
 import phi_wire.pi as pi
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, UnsupportedConversion
+from phi_wire.convert import Conversion, Losses, UnsupportedConversion
 
 from . import _from_phi, _to_phi
 from ._from_phi import session_from_phi_core
-from ._shared import LONE_SURROGATE, Losses, well_formed
+from ._shared import LONE_SURROGATE, well_formed
 from ._stream_convert import stream_to_phi_core
 from .base import JsModel
 from .codec import dumps
