@@ -54,10 +54,13 @@ pi-live: $(PI_LIVE)/0.73/node_modules/.package-lock.json $(PI_LIVE)/1.5/node_mod
 demo: $(BIN)/phi-wire
 	@$(BIN)/phi-wire validate examples/
 
-# The sdist, and the wheel built from it (so the sdist is proven complete).
+# The sdist, and the wheel built from it (so the sdist is proven complete). First the fast path's
+# expressions the wheel ships, compiled for this Python (phi_wire.fastpath._shipped).
+SHIPPED := runtime/fastpath/shipped-expressions
 wheel: $(BIN)/phi-wire
 	rm -rf $(DIST) && mkdir -p build
-	$(BIN)/python -m build --outdir $(DIST) . > build/wheel.log 2>&1 || (cat build/wheel.log; exit 1)
+	$(BIN)/python tools/stage_package.py --ship $(SHIPPED) > build/wheel.log 2>&1 || (cat build/wheel.log; exit 1)
+	$(BIN)/python -m build --outdir $(DIST) . >> build/wheel.log 2>&1 || (cat build/wheel.log; exit 1)
 	@! grep -i deprecat build/wheel.log || (echo "make wheel: the build warns of a deprecation"; exit 1)
 	@ls $(DIST)
 

@@ -53,7 +53,10 @@ _shortcut.BUILD_AFTER = 1 << 62
 def private_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """``$PHI_WIRE_CACHE_DIR`` for every test: one folder per run, shared by its tests."""
+    """``$PHI_WIRE_CACHE_DIR`` for every test: one folder per run, shared by its tests. The
+    expressions a wheel ships are left unused (tests of building need a process without one; the
+    shipped ones have their own tests: test_fastpath_shipped.py)."""
     folder = tmp_path_factory.getbasetemp() / "phi-wire-cache"
     monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(folder))
+    monkeypatch.setenv("PHI_WIRE_SHIPPED_EXPRESSIONS", "0")
     return folder

@@ -1,6 +1,7 @@
 """Benchmark ``loads`` from a fresh process's first document (issue 21, goal 2).
 
     python tools/bench_first_use.py [--rounds 5] [--documents 50000] [--wait 600] [--fixtures PATH]
+                                    [--python PYTHON ...]
 
 Each round starts a fresh interpreter with an empty private cache (``PHI_WIRE_CACHE_DIR``, a new
 folder) and no ``prepare()``: it reads the phi-core 0.8.0 event stream's lines over and over,
@@ -18,6 +19,11 @@ short process's build kept for the next one). Printed per round and as medians o
   ``json.loads`` and against the exact path alone (goal: never below 1.0x the exact path);
 * switched: after how many documents the fast path was on (a stretch 2.5x faster than the
   first).
+
+``--python`` (repeatable) compares installations side by side: each round runs every given
+interpreter in turn (say main's venv and this one's), and the medians are given per interpreter.
+A wheel's shipped expressions (``phi_wire.fastpath._shipped``) are used when they are there: the
+"empty cache" is the user's cache, as a fresh installation has it.
 
 The machine is shared: state its load (``uptime``) beside the figures.
 """
@@ -71,10 +77,10 @@ print(json.dumps({"stretches": stretches, "json_all": json_all, "exact_1000": ex
 """
 
 
-def one_round(stream: Path, documents: int, cache: Path) -> dict[str, float]:
+def one_round(python: str, stream: Path, documents: int, cache: Path) -> dict[str, float]:
     environment = dict(os.environ, PHI_WIRE_CACHE_DIR=str(cache))
     output = subprocess.run(
-        [sys.executable, "-c", ROUND, str(stream), str(documents)],
+        [python, "-c", ROUND, str(stream), str(documents)],
         capture_output=True,
         text=True,
         check=True,
@@ -108,31 +114,45 @@ def main() -> None:
         "--wait", type=float, default=600.0, help="seconds to wait for the first run's cache"
     )
     parser.add_argument("--fixtures", type=Path, default=ROOT.parent / "shared" / "fixtures")
+    parser.add_argument(
+        "--python", action="append", help="an interpreter to measure (default: this one)"
+    )
     arguments = parser.parse_args()
+    pythons: list[str] = arguments.python or [sys.executable]
     stream = arguments.fixtures / "phi-core" / "0.8.0" / "streams" / "events.main_session.jsonl"
-    results: dict[str, list[dict[str, float]]] = {"empty cache": [], "cache left by it": []}
+    results: dict[tuple[str, str], list[dict[str, float]]] = {}
     for number in range(arguments.rounds):
-        with tempfile.TemporaryDirectory() as folder:
-            cache = Path(folder) / "cache"
-            fresh = one_round(stream, arguments.documents, cache)
-            # the first process's build, if still under way elsewhere, is waited for: the
-            # second process must meet the cache a short run leaves behind once it is done
-            waited = subprocess.run(
-                [sys.executable, "-c", WAIT, "0.8", "AgentEvent", str(arguments.wait)],
-                env=dict(os.environ, PHI_WIRE_CACHE_DIR=str(cache)),
-                check=False,
+        for python in pythons:
+            fresh, second, found = two_processes(
+                python, stream, arguments.documents, arguments.wait
             )
-            second = one_round(stream, arguments.documents, cache)
-        results["empty cache"].append(fresh)
-        results["cache left by it"].append(second)
-        print(f"round {number + 1}: empty cache {fmt(fresh)}")
-        missing = " (not found)" if waited.returncode else ""
-        print(f"         cache left by it{missing} {fmt(second)}")
+            results.setdefault((python, "empty cache"), []).append(fresh)
+            results.setdefault((python, "cache left by it"), []).append(second)
+            print(f"round {number + 1} {python}:\n  empty cache {fmt(fresh)}")
+            missing = "" if found else " (not found)"
+            print(f"  cache left by it{missing} {fmt(second)}")
     print(f"medians of {arguments.rounds} rounds (python {sys.version.split()[0]}):")
-    for label, rows in results.items():
+    for (python, label), rows in results.items():
         medians = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
-        print(f"  {label:17s} {fmt(medians)}")
+        print(f"  {python}\n    {label:17s} {fmt(medians)}")
     print("  goals: first 1,000 >= 0.25x, first 50,000 >= 0.45x, no stretch < 1.0x the exact path")
+
+
+def two_processes(
+    python: str, stream: Path, documents: int, wait: float
+) -> tuple[dict[str, float], dict[str, float], bool]:
+    """A fresh process with an empty cache, then one with the cache the first left (waited for,
+    if the first one's build is still under way elsewhere); whether that cache was found."""
+    with tempfile.TemporaryDirectory() as folder:
+        cache = Path(folder) / "cache"
+        fresh = one_round(python, stream, documents, cache)
+        waited = subprocess.run(
+            [python, "-c", WAIT, "0.8", "AgentEvent", str(wait)],
+            env=dict(os.environ, PHI_WIRE_CACHE_DIR=str(cache)),
+            check=False,
+        )
+        second = one_round(python, stream, documents, cache)
+    return fresh, second, waited.returncode == 0
 
 
 WAIT = r"""

@@ -6,6 +6,12 @@ that mapping through an editable install, so tools/typecheck (and the test that 
 one-way rule) stage the package first:
 
     python tools/stage_package.py build/typecheck   # then: cd build/typecheck; mypy -p phi_wire
+
+With ``--ship FOLDER`` it writes instead the compiled expressions the wheel ships for this
+interpreter (``phi_wire.fastpath.write_shipped``): ``make wheel`` runs it into
+``runtime/fastpath/shipped-expressions`` before building, with the venv's Python and pydantic.
+
+    python tools/stage_package.py --ship runtime/fastpath/shipped-expressions
 """
 
 from __future__ import annotations
@@ -43,7 +49,18 @@ def stage(target: Path) -> Path:
     return target
 
 
+def ship(folder: Path) -> list[Path]:
+    """Write the shipped expressions for this interpreter into ``folder``."""
+    from phi_wire.fastpath import write_shipped
+
+    return write_shipped(folder)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: tools/stage_package.py TARGET")
-    stage(Path(sys.argv[1]))
+    if len(sys.argv) == 3 and sys.argv[1] == "--ship":
+        written = ship(Path(sys.argv[2]))
+        print(f"stage_package: {len(written)} shipped expression(s) in {sys.argv[2]}")
+    elif len(sys.argv) == 2:
+        stage(Path(sys.argv[1]))
+    else:
+        raise SystemExit("usage: tools/stage_package.py TARGET | --ship FOLDER")

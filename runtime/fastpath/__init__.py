@@ -20,6 +20,9 @@ Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path
 ``loads`` itself (``document_expression``), whose expression is compiled with exact values
 (``_pattern``): what it vouches for, pydantic-core alone reads exactly as ``loads`` does.
 
+A wheel ships ``loads``' expressions for phi-core's events compiled for the interpreter that built
+it, used when the cache has none (``_shipped``: checked exactly as a cache entry is).
+
 At interpreter exit the cache lets a write under way finish and starts none after (``_private``):
 ``loads`` builds its expressions on a daemon thread.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 
 from ._compact import compact
 from ._probes import probes_key
@@ -44,6 +48,7 @@ __all__ = [
     "is_utf8",
     "preload",
     "probes_key",
+    "write_shipped",
 ]
 
 FORMATS = frozenset({"phi-core", "clark-agent", "operator-use"})
@@ -172,6 +177,11 @@ def _compiled(
         cached = _cache.load_cached(path, version, types, format)
         if cached is not None:
             return cached
+    from ._shipped import load_shipped
+
+    shipped = load_shipped(version, types, detect is not None, exact_values, format)
+    if shipped is not None:
+        return shipped
     if not build:
         return None
     from ._pattern import build_pattern  # imports pydantic and the models
@@ -182,6 +192,14 @@ def _compiled(
             _cache.mark_inexpressible(path)
         return None
     return _cache.compile_cached(pattern, path)
+
+
+def write_shipped(folder: Path) -> list[Path]:
+    """Compile the expressions a wheel ships (``_shipped.SHIPPED``) for this interpreter into
+    ``folder``; the files written (``make wheel`` runs this through ``tools/stage_package.py``)."""
+    from ._shipped import write_shipped as write
+
+    return write(folder)
 
 
 def preload() -> None:

@@ -49,19 +49,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from phi_wire.formats import find
+from phi_wire.formats import VERSIONS, find
 
 from ._private import PrivateFolder
 from ._probes import HOME_FORMAT, probes_for, sound
 
 __all__ = [
     "MAX_CODE_BYTES",
+    "MAX_ENTRY_BYTES",
+    "CompiledCode",
+    "Engine",
     "cache_path",
+    "checked_entry",
     "compile_cached",
+    "compiled_code",
     "encode_entry",
     "inexpressible",
     "load_cached",
     "mark_inexpressible",
+    "sources_digest",
 ]
 
 MAX_CODE_BYTES = 8 * 1024 * 1024
@@ -71,7 +77,7 @@ compiles to 1.9 MB). A bigger one is compiled each run, never cached."""
 _MAGIC = b"phi-wire fast path 2\n"
 _HEADER = struct.Struct("<32sIIBQ")  # key, flags, groups, code word size, code length in bytes
 _DIGEST_BYTES = 32
-_MAX_ENTRY_BYTES = len(_MAGIC) + _HEADER.size + MAX_CODE_BYTES + _DIGEST_BYTES
+MAX_ENTRY_BYTES = len(_MAGIC) + _HEADER.size + MAX_CODE_BYTES + _DIGEST_BYTES
 _FLAGS_LIMIT = 1 << 9  # re's flags all lie below (ASCII is 256)
 
 
@@ -163,29 +169,48 @@ def _fingerprint(
         digest.update(b"exact values\0")
     if format != HOME_FORMAT:  # (absent for phi-core's: their keys stay as they were)
         digest.update(f"format {format}\0".encode())
-    digest.update(_sources_digest(version, format))
+    digest.update(sources_digest(version, format))
     return digest.digest()
 
 
 _SOURCES: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
+_PACKAGE = "phi_wire"
 
 
-def _sources_digest(version: str, format: str = HOME_FORMAT) -> bytes:
-    """The digest of phi_wire's sources and of the version's generated models, read again only
-    when a file's name, size or time changed (``loads`` asks once per wire type it meets)."""
-    sources = sorted(_package_folder("phi_wire").rglob("*.py"))
-    sources += sorted(_package_folder(find(version, format).module).glob("*.py"))
+def _sources(version: str, format: str) -> list[tuple[str, Path]]:
+    """(name inside its package, path) of phi_wire's own Python files (not the version packages
+    or schemas a wheel puts inside it) and of the version's models: the same names in a source
+    tree and in a wheel."""
+    nested = frozenset(
+        entry.module.split(".")[1] for entry in VERSIONS if entry.module.startswith(_PACKAGE + ".")
+    ) | {"schemas"}
+    models = find(version, format).module
+    found: list[tuple[str, Path]] = []
+    for package, skipped in ((_PACKAGE, nested), (models, frozenset[str]())):
+        folder = _package_folder(package)
+        for path in sorted(folder.rglob("*.py")):
+            name = path.relative_to(folder).as_posix()
+            if name.split("/", 1)[0] not in skipped:
+                found.append((f"{package}/{name}", path))
+    return found
+
+
+def sources_digest(version: str, format: str = HOME_FORMAT) -> bytes:
+    """The digest of phi_wire's sources and of the version's models, each file by its name in its
+    package (so that an entry made in a source tree holds in the wheel built from it), read again
+    only when a file's name, size or time changed (``loads`` asks once per wire type it meets)."""
+    sources = _sources(version, format)
     identity = tuple(
-        (str(source), stat.st_size, stat.st_mtime_ns)
-        for source in sources
-        for stat in [source.stat()]
+        (str(path), stat.st_size, stat.st_mtime_ns) for _, path in sources for stat in [path.stat()]
     )
     known = _SOURCES.get((format, version))
     if known is not None and known[0] == identity:
         return known[1]
     digest = hashlib.sha256()
-    for source in sources:
-        digest.update(source.read_bytes())
+    for name, path in sources:
+        content = path.read_bytes()
+        digest.update(f"{name}\0{len(content)}\0".encode())
+        digest.update(content)
     _SOURCES[format, version] = (identity, digest.digest())
     return _SOURCES[format, version][1]
 
@@ -262,8 +287,20 @@ def load_cached(
     if folder is None:
         return None
     with folder:
-        data = folder.read(path.name, _MAX_ENTRY_BYTES)
-    decoded = _decode(data, key, engine) if data is not None else None
+        data = folder.read(path.name, MAX_ENTRY_BYTES)
+    return None if data is None else checked_entry(data, key, version, types, format)
+
+
+def checked_entry(
+    data: bytes, key: bytes, version: str, types: Sequence[str], format: str = HOME_FORMAT
+) -> re.Pattern[bytes] | None:
+    """The expression an entry's bytes hold, when its form, digest and ``key`` are right, the
+    engine takes its code and it passes the probes for ``types``; else None. Every entry, cached
+    or shipped with the package (``_shipped``), is judged by this alone."""
+    engine = _engine()
+    if engine is None:
+        return None
+    decoded = _decode(data, key, engine)
     if decoded is None:
         return None
     flags, code = decoded
@@ -274,27 +311,47 @@ def load_cached(
     return compiled if sound(compiled, probes_for(version, types, format)) else None
 
 
-def compile_cached(pattern: bytes, path: Path | None) -> re.Pattern[bytes]:
-    """``re.compile(pattern)``, keeping the compiled code in ``path`` for later runs."""
+class CompiledCode(NamedTuple):
+    """An expression compiled the cache's way: the pattern, and what an entry keeps of it."""
+
+    pattern: re.Pattern[bytes]
+    flags: int
+    groups: int
+    code: bytes
+    """The code words, native size and order."""
+
+
+def compiled_code(pattern: bytes) -> CompiledCode | None:
+    """``pattern`` compiled by the re module's parser and compiler, with the code an entry keeps;
+    None where that cannot be done (another re module or engine), or the expression captures
+    (it never does; if it ever did, no entry)."""
     engine = _engine()
     if engine is None:
-        return re.compile(pattern)
+        return None
     try:
         tree = engine.parse(pattern, 0)
         code = engine.code(tree, 0)
         flags, groups = int(tree.state.flags), int(tree.state.groups)
-        if groups != 1:  # the expression captures nothing; if it ever did, no cache
-            return re.compile(pattern)
+        if groups != 1:
+            return None
         compiled = engine.compile(pattern, flags, code, 0, {}, (None,))
         body = array.array(engine.typecode, code).tobytes()
     except Exception:  # another re module or engine (other names or signatures): no cache
+        return None
+    return CompiledCode(compiled, flags, groups, body)
+
+
+def compile_cached(pattern: bytes, path: Path | None) -> re.Pattern[bytes]:
+    """``re.compile(pattern)``, keeping the compiled code in ``path`` for later runs."""
+    made = compiled_code(pattern)
+    if made is None:
         return re.compile(pattern)
-    if path is not None and len(body) <= MAX_CODE_BYTES:
+    if path is not None and len(made.code) <= MAX_CODE_BYTES:
         folder = PrivateFolder.open(path.parent, create=True)
         if folder is not None:
             with folder:
-                folder.write(path.name, encode_entry(path, flags, groups, body))
-    return compiled
+                folder.write(path.name, encode_entry(path, made.flags, made.groups, made.code))
+    return made.pattern
 
 
 def _marker(path: Path) -> str:
