@@ -9,6 +9,11 @@ values hold: ``loads(AgentEvent, line)`` (pydantic models, the fast path prepare
 ``json.loads(line)`` (dicts), and ``loads(Session, file)`` against ``json.load``. Strings shared
 by both (interned keys) count once in each; what is measured is what the list of values adds.
 Deterministic: no timing.
+
+Then where a decoded event's extra bytes lie, by a ``sys.getsizeof`` walk of the kept values: the
+model instances themselves, their ``__dict__``s, and the ``__pydantic_fields_set__`` set each one
+carries (pydantic makes one per instance), against the dicts' own containers (issue 21, goal 5:
+what a slotted or lazy representation could save).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +42,30 @@ def held(make: Callable[[], list[Any]]) -> tuple[int, int]:
     count = len(values)
     del values
     return after - before, count
+
+
+def parts(value: Any, found: dict[str, int], seen: set[int]) -> None:
+    """Add to ``found`` the bytes of each kind of container under ``value`` (each object once)."""
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    fields_set = getattr(value, "__pydantic_fields_set__", None)
+    if isinstance(fields_set, set):  # a model instance
+        found["model objects"] = found.get("model objects", 0) + sys.getsizeof(value)
+        found["model __dict__s"] = found.get("model __dict__s", 0) + sys.getsizeof(value.__dict__)
+        found["fields-set sets"] = found.get("fields-set sets", 0) + sys.getsizeof(fields_set)
+        children: Any = value.__dict__.values()
+    elif isinstance(value, dict):
+        found["dicts"] = found.get("dicts", 0) + sys.getsizeof(value)
+        children = value.values()
+    elif isinstance(value, list):
+        found["lists"] = found.get("lists", 0) + sys.getsizeof(value)
+        children = value
+    else:
+        found["leaves"] = found.get("leaves", 0) + sys.getsizeof(value)
+        return
+    for child in children:
+        parts(child, found, seen)
 
 
 def main() -> None:
@@ -72,6 +102,19 @@ def main() -> None:
     models, plain = results["loads(Session)"][0], results["json.load (session)"][0]
     print(f"  a decoded event holds {events / dicts:.2f}x the memory of its dict")
     print(f"  a decoded session holds {models / plain:.2f}x the memory of its dicts")
+    for name, make in (
+        ("loads(AgentEvent)", cases["loads(AgentEvent)"]),
+        ("json.loads", cases["json.loads"]),
+    ):
+        found: dict[str, int] = {}
+        seen: set[int] = set()
+        values = make()
+        for value in values:
+            parts(value, found, seen)
+        shares = ", ".join(
+            f"{kind} {size / len(values):.0f}" for kind, size in sorted(found.items())
+        )
+        print(f"  {name}: bytes per event by kind (getsizeof walk): {shares}")
 
 
 if __name__ == "__main__":
