@@ -19,6 +19,7 @@ from typing import Any
 import pydantic
 import pytest
 from corpus import ROOT, fixtures_root
+from test_fastpath_cache import deadline
 
 import phi_wire.v0_8
 from phi_wire.fastpath import _cache, _pattern, _shipped, document_expression
@@ -171,17 +172,38 @@ def test_an_entry_made_from_other_sources_is_not_used(
     assert not fast_from_the_first_document()
 
 
-def test_a_cache_entry_comes_first_and_the_shipped_one_is_not_read(
+def test_a_shipped_entry_comes_first_and_the_cache_is_not_read(
+    shipped: Path, builds: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that finds its expression shipped looks at no cache (a fresh installation's
+    has nothing: looking would only cost)."""
+    looked: list[object] = []
+    monkeypatch.setattr(_cache, "load_cached", lambda *args: looked.append(args))
+    monkeypatch.setattr(_cache, "cache_path", lambda *args: looked.append(args))
+    assert document_expression(VERSION, TYPE, build=False) is not None
+    assert looked == [] and builds == []
+
+
+def test_without_a_shipped_entry_the_cache_serves(
     shipped: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A process that finds its expression in the cache reads nothing shipped."""
-    monkeypatch.setenv("PHI_WIRE_SHIPPED_EXPRESSIONS", "0")
+    entry_of(shipped).unlink()
     assert document_expression(VERSION, TYPE, build=True) is not None  # built into the cache
-    monkeypatch.setenv("PHI_WIRE_SHIPPED_EXPRESSIONS", "1")
-    read: list[object] = []
-    monkeypatch.setattr(_shipped, "load_shipped", lambda *args: read.append(args))
+    built: list[object] = []
+    monkeypatch.setattr(_pattern, "build_pattern", lambda *args: built.append(args) or b"")
     assert document_expression(VERSION, TYPE, build=False) is not None  # from the cache
-    assert read == []
+    assert built == []
+
+
+def test_an_entry_that_is_a_fifo_or_a_folder_is_ignored_without_waiting(shipped: Path) -> None:
+    path = entry_of(shipped)
+    path.unlink()
+    os.mkfifo(path)
+    with deadline(30):  # fails, rather than hangs, if the read waited for a writer
+        assert _shipped.load_shipped(VERSION, [TYPE], False, True) is None
+    path.unlink()
+    path.mkdir()
+    assert _shipped.load_shipped(VERSION, [TYPE], False, True) is None
 
 
 def test_the_sources_are_named_alike_in_the_tree_and_the_wheel(tmp_path: Path) -> None:

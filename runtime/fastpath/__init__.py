@@ -21,7 +21,7 @@ Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path
 (``_pattern``): what it vouches for, pydantic-core alone reads exactly as ``loads`` does.
 
 A wheel ships ``loads``' expressions for phi-core's events compiled for the interpreter that built
-it, used when the cache has none (``_shipped``: checked exactly as a cache entry is).
+it, looked at before the cache (``_shipped``: checked exactly as a cache entry is).
 
 At interpreter exit the cache lets a write under way finish and starts none after (``_private``):
 ``loads`` builds its expressions on a daemon thread.
@@ -169,7 +169,12 @@ def _compiled(
     format: str = "phi-core",
 ) -> re.Pattern[bytes] | None:
     from . import _cache
+    from ._shipped import load_shipped
 
+    # the wheel's own first: a fresh installation's cache has nothing, and looking costs more
+    shipped = load_shipped(version, types, detect is not None, exact_values, format)
+    if shipped is not None:
+        return shipped
     path = _cache.cache_path(version, types, detect is not None, exact_values, format)
     if path is not None:
         if _cache.inexpressible(path):
@@ -177,11 +182,6 @@ def _compiled(
         cached = _cache.load_cached(path, version, types, format)
         if cached is not None:
             return cached
-    from ._shipped import load_shipped
-
-    shipped = load_shipped(version, types, detect is not None, exact_values, format)
-    if shipped is not None:
-        return shipped
     if not build:
         return None
     from ._pattern import build_pattern  # imports pydantic and the models

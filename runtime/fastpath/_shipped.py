@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,9 @@ __all__ = ["FOLDER", "SHIPPED", "enabled", "load_shipped", "shipped_name", "writ
 
 FOLDER = Path(__file__).resolve().parent / "shipped-expressions"
 """Where the entries lie (package data; a folder that no code imports)."""
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 SHIPPED: tuple[tuple[str, str], ...] = (("0.8", "AgentEvent"), ("0.10", "AgentEvent"))
 """The ``loads`` expressions (phi-core, exact values) a wheel ships: (version, type)."""
@@ -102,14 +106,24 @@ def load_shipped(
         name = shipped_name(version, types, detect, exact_values, format)
         if name is None:
             return None
-        path = FOLDER / name
-        with path.open("rb") as entry:
-            data = entry.read(_cache.MAX_ENTRY_BYTES + 1)
+        data = _read(FOLDER / name)
     except OSError:  # none for this interpreter, or unreadable: compile as before
         return None
-    if len(data) > _cache.MAX_ENTRY_BYTES:
+    if data is None:
         return None
     return _cache.checked_entry(data, bytes.fromhex(name[5:-4]), version, types, format)
+
+
+def _read(path: Path) -> bytes | None:
+    """The entry's bytes; None when it is no regular file (never waiting on a FIFO) or is bigger
+    than an entry can be (refused before anything is allocated)."""
+    descriptor = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
+    with open(descriptor, "rb", closefd=True) as entry:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > _cache.MAX_ENTRY_BYTES:
+            return None
+        data = entry.read(_cache.MAX_ENTRY_BYTES + 1)
+    return data if len(data) <= _cache.MAX_ENTRY_BYTES else None
 
 
 def write_shipped(folder: Path) -> list[Path]:
