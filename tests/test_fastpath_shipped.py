@@ -167,7 +167,7 @@ def test_an_entry_made_from_other_sources_is_not_used(
     """The key holds the digest of phi_wire's sources and the version's models: an entry made
     before a source changed is not found (by its old name) after."""
     old = entry_of(shipped)
-    monkeypatch.setattr(_cache, "sources_digest", lambda *args: b"other sources")
+    monkeypatch.setattr(_shipped, "sources_digest", lambda *args: b"other sources")
     assert entry_of(shipped) != old
     assert not fast_from_the_first_document()
 

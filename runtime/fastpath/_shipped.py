@@ -28,7 +28,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import _cache
+from ._cache import (
+    MAX_CODE_BYTES,
+    MAX_ENTRY_BYTES,
+    Engine,
+    _engine,
+    checked_entry,
+    compiled_code,
+    encode_entry,
+    sources_digest,
+)
 from ._probes import HOME_FORMAT
 
 __all__ = ["FOLDER", "SHIPPED", "enabled", "load_shipped", "shipped_name", "write_shipped"]
@@ -52,7 +61,7 @@ def shipped_key(
     types: Sequence[str],
     detect: bool,
     exact_values: bool,
-    engine: _cache.Engine,
+    engine: Engine,
     format: str = HOME_FORMAT,
 ) -> bytes:
     """The key of a shipped entry: all the expression and its code are made from."""
@@ -76,7 +85,7 @@ def shipped_key(
         format,
     ):
         digest.update(f"{part}\0".encode())
-    digest.update(_cache.sources_digest(version, format))
+    digest.update(sources_digest(version, format))
     return digest.digest()
 
 
@@ -84,7 +93,7 @@ def shipped_name(
     version: str, types: Sequence[str], detect: bool, exact_values: bool, format: str = HOME_FORMAT
 ) -> str | None:
     """The file name of the entry for these types on this interpreter (None: no engine)."""
-    engine = _cache._engine()
+    engine = _engine()
     if engine is None:
         return None
     key = shipped_key(version, types, detect, exact_values, engine, format)
@@ -111,7 +120,7 @@ def load_shipped(
         return None
     if data is None:
         return None
-    return _cache.checked_entry(data, bytes.fromhex(name[5:-4]), version, types, format)
+    return checked_entry(data, bytes.fromhex(name[5:-4]), version, types, format)
 
 
 def _read(path: Path) -> bytes | None:
@@ -120,10 +129,10 @@ def _read(path: Path) -> bytes | None:
     descriptor = os.open(path, os.O_RDONLY | _NONBLOCK | _CLOEXEC)
     with open(descriptor, "rb", closefd=True) as entry:
         status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > _cache.MAX_ENTRY_BYTES:
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
             return None
-        data = entry.read(_cache.MAX_ENTRY_BYTES + 1)
-    return data if len(data) <= _cache.MAX_ENTRY_BYTES else None
+        data = entry.read(MAX_ENTRY_BYTES + 1)
+    return data if len(data) <= MAX_ENTRY_BYTES else None
 
 
 def write_shipped(folder: Path) -> list[Path]:
@@ -137,11 +146,11 @@ def write_shipped(folder: Path) -> list[Path]:
     written: list[Path] = []
     for version, name in SHIPPED:
         pattern = build_pattern(version, [name], None, True, HOME_FORMAT)
-        made = _cache.compiled_code(pattern) if pattern else None
+        made = compiled_code(pattern) if pattern else None
         entry_name = shipped_name(version, [name], False, True)
-        if made is None or entry_name is None or len(made.code) > _cache.MAX_CODE_BYTES:
+        if made is None or entry_name is None or len(made.code) > MAX_CODE_BYTES:
             continue  # this interpreter cannot keep code: nothing shipped for it
         path = folder / entry_name
-        path.write_bytes(_cache.encode_entry(path, made.flags, made.groups, made.code))
+        path.write_bytes(encode_entry(path, made.flags, made.groups, made.code))
         written.append(path)
     return written
