@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from corpus import fixtures, fixtures_root
 from hypothesis import HealthCheck, given, settings
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from schema_strategies import ANY_JSON, from_schema
 
 import phi_wire
@@ -271,3 +271,47 @@ def test_dumps_runs_no_python_per_message(version: str) -> None:
             extra = [name for name in names if name not in WRITING | VALUES]
             assert extra == [], (name, extra[:5])
             assert names.count("dumps") == 1 and names.count("written_json") == 1
+
+
+class Branch(phi_wire.base.WireModel):
+    """A recursive model outside any sorted subtree (its reference stays a reference)."""
+
+    zeta: int
+    children: list[Branch] = Field(default_factory=list)
+
+
+class SortedBranch(phi_wire.base.LlmMessageBase):
+    """A recursive model written sorted, as an ``LlmMessage`` is (a sorted copy of its
+    definition, referenced from inside itself)."""
+
+    zeta: int
+    alpha: Branch | None = None
+    children: list[SortedBranch] = Field(default_factory=list)
+
+
+class WithMap(phi_wire.base.LlmMessageBase):
+    """A sorted model with a ``dict`` field: pydantic-core cannot write it sorted itself."""
+
+    zeta: dict[str, int]
+
+
+def test_recursive_models_are_written_as_before() -> None:
+    tree = SortedBranch(
+        zeta=1,
+        alpha=Branch(zeta=2, children=[Branch(zeta=3)]),
+        children=[SortedBranch(zeta=4, children=[SortedBranch(zeta=5)])],
+    )
+    assert writer(SortedBranch) is not None and writer(Branch) is not None
+    same_as_before(phi_wire.dumps, tree)
+    # the whole subtree sorted, the plain model inside it too; alone, that model is not
+    assert phi_wire.dumps(tree).startswith('{"alpha":{"children":[{"children":[],"zeta":3}],')
+    assert phi_wire.dumps(tree.alpha) == '{"zeta":2,"children":[{"zeta":3,"children":[]}]}'
+
+
+def test_a_model_the_writer_cannot_sort_is_written_by_pydantic() -> None:
+    """No native writer (``_write`` does not sort a ``dict`` schema): pydantic's own serializer
+    writes it, sorted by ``LlmMessageBase`` as before."""
+    value = WithMap(zeta={"b": 1, "a": 2})
+    assert writer(WithMap) is None
+    assert phi_wire.dumps(value) == '{"zeta":{"a":2,"b":1}}'
+    same_as_before(phi_wire.dumps, value)

@@ -14,7 +14,9 @@ in the order the schema lists them, each read with ``getattr``. So every model o
 lists its fields as computed fields sorted by wire name (the fields themselves excluded), with
 their schemas, aliases and skip predicates. ``JsonValue`` keeps its one Python function, which
 sorts only a value not already in order (``_wire.sorted_json``). The copy is built with
-``_use_prebuilt=False``, else pydantic-core would reuse each nested class's own serializer.
+``_use_prebuilt=False``, else pydantic-core would reuse each nested class's own serializer, and
+with each definition written in place of its references (but recursive ones): pydantic-core
+guards every reference against recursion, a cost per value written.
 
 A schema this copy does not know how to sort (a ``dict`` field, another custom serializer)
 leaves the class without a second serializer: ``dumps`` then takes pydantic's
@@ -165,6 +167,8 @@ class _Copy:
         if kind in _INNER:
             copy["schema"] = self.sorted(node["schema"])
         elif kind == "model":
+            if node.get("config", {}).get("extra_fields_behavior") == "allow":
+                raise _Unsorted("a model that writes extra keys")  # after its computed fields
             copy["schema"] = self._sorted_fields(node["schema"])
         elif kind == "list":
             if "items_schema" in node:
@@ -186,7 +190,9 @@ class _Copy:
         """A model's fields, written as computed fields in byte order of their wire names."""
         if fields_schema.get("type") != "model-fields" or fields_schema.get("computed_fields"):
             raise _Unsorted("a model with computed fields or a custom fields schema")
-        if fields_schema.get("extras_schema") is not None:
+        if fields_schema.get("extras_schema") is not None or (
+            fields_schema.get("extra_behavior") == "allow"
+        ):
             raise _Unsorted("a model that writes extra keys")
         written: list[tuple[str, core_schema.ComputedField]] = []
         fields: dict[str, Any] = {}
