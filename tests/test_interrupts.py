@@ -96,24 +96,62 @@ def assistant() -> Any:
     return message
 
 
+UNSORTED_ARGUMENTS = {"path": {"b": [{"z": 1, "y": 2}], "a": 0}, "command": "ls"}
+"""Tool-call arguments a program wrote unsorted, nested: ``dumps`` sorts them in Python
+(``sorted_json`` finds them out of order with ``_in_order``, then ``sort_json``)."""
+
+DUMPS_FUNCTIONS = ["_in_order", "sort_json", "<dictcomp>"]
+"""The Python functions ``dumps`` runs inside ``sorted_json`` on such arguments."""
+
+
+def with_unsorted_call(message: Any) -> Any:
+    message.content = [phi_wire.ToolCallContent(id="t", name="n", arguments=UNSORTED_ARGUMENTS)]
+    return message
+
+
 @pytest.mark.parametrize("function", ["_serialize_sorted", "sort_json"])
 @pytest.mark.parametrize("pretty", [False, True])
 def test_ctrl_c_during_phi_core_dumps_is_a_keyboard_interrupt(function: str, pretty: bool) -> None:
     """The issue's case: dumps of an assistant message, interrupted in its Python serializer
     functions, once gave ``WireError: ... Error calling function _serialize_sorted:
-    KeyboardInterrupt``."""
+    KeyboardInterrupt``. pydantic's own ``model_dump_json`` and ``model_dump`` still run them."""
     message = assistant()
     written = phi_wire.dumps(message, pretty=pretty)
-    interrupted_in(function, lambda: phi_wire.dumps(message, pretty=pretty))
     interrupted_in(function, lambda: message.model_dump_json())  # pydantic's own, the same
     interrupted_in(function, lambda: message.model_dump())  # Python mode: the cause was kept
     assert phi_wire.dumps(message, pretty=pretty) == written  # nothing left behind
+
+
+@pytest.mark.parametrize("function", DUMPS_FUNCTIONS)
+@pytest.mark.parametrize("pretty", [False, True])
+def test_ctrl_c_in_the_functions_dumps_runs_is_a_keyboard_interrupt(
+    function: str, pretty: bool
+) -> None:
+    """``dumps`` writes an ``LlmMessage`` sorted without ``_serialize_sorted`` (issue 21): the
+    Python functions it still runs, on a ``JsonValue`` out of order, let a Ctrl-C through."""
+    message = with_unsorted_call(assistant())
+    written = phi_wire.dumps(message, pretty=pretty)
+    interrupted_in(function, lambda: phi_wire.dumps(message, pretty=pretty))
+    interrupted_in(function, lambda: message.model_dump_json())
+    assert phi_wire.dumps(message, pretty=pretty) == written
 
 
 def events_with_messages() -> list[Any]:
     lines = EVENTS.read_text(encoding="utf-8").splitlines()
     events = [phi_wire.loads(phi_wire.AgentEvent, line) for line in lines]
     return [event for event in events if getattr(event, "message", None) is not None]
+
+
+def events_with_unsorted_calls() -> list[Any]:
+    """The events whose message holds a tool call, its arguments made ``UNSORTED_ARGUMENTS``."""
+    events = events_with_messages()
+    chosen = [
+        event for event in events if event.message.role == "assistant" and event.message.tool_calls
+    ]
+    for event in chosen:
+        with_unsorted_call(event.message)
+    assert chosen
+    return chosen
 
 
 @pytest.mark.parametrize("function", ["_serialize_sorted", "sort_json", "<dictcomp>"])
@@ -123,8 +161,16 @@ def test_ctrl_c_inside_a_union_is_not_dropped(function: str) -> None:
     all: 188 of 300 timed interrupts of a dumps loop were lost so)."""
     for event in events_with_messages():
         written = phi_wire.dumps(event)
-        interrupted_in(function, lambda: phi_wire.dumps(event))  # noqa: B023
         interrupted_in(function, lambda: event.model_dump_json())  # noqa: B023
+        assert phi_wire.dumps(event) == written
+
+
+@pytest.mark.parametrize("function", DUMPS_FUNCTIONS)
+def test_ctrl_c_inside_a_union_is_not_dropped_by_dumps(function: str) -> None:
+    """The same for the functions ``dumps`` runs inside an event's message (issue 21)."""
+    for event in events_with_unsorted_calls():
+        written = phi_wire.dumps(event)
+        interrupted_in(function, lambda: phi_wire.dumps(event))  # noqa: B023
         assert phi_wire.dumps(event) == written
 
 
@@ -135,11 +181,19 @@ def test_ctrl_c_inside_a_union_is_not_dropped(function: str) -> None:
     "function it calls inside a union, before any try of that function; the command line "
     "notes the signal itself (test_ctrl_c_in_the_command_line_says_interrupted)",
 )
-def test_ctrl_c_on_the_first_instruction_inside_a_union_is_dropped_by_pydantic() -> None:
-    """What stays out of the library's reach (``phi_wire.serde._interrupts``): ``keeping`` is the
-    wrapper pydantic calls; a Ctrl-C handled on its first instruction never reaches its try."""
-    event = events_with_messages()[0]
-    interrupted_in("keeping", lambda: phi_wire.dumps(event))
+@pytest.mark.parametrize("writer", ["model_dump_json", "dumps"])
+def test_ctrl_c_on_the_first_instruction_inside_a_union_is_dropped_by_pydantic(
+    writer: str,
+) -> None:
+    """What stays out of the library's reach (``phi_wire.serde._interrupts``): the function
+    pydantic calls (``keeping``, the wrapper of ``_serialize_sorted``; ``sorted_json``, which
+    ``dumps`` runs for a ``JsonValue``); a Ctrl-C handled on its first instruction never reaches
+    its try."""
+    event = events_with_unsorted_calls()[0]
+    if writer == "dumps":
+        interrupted_in("sorted_json", lambda: phi_wire.dumps(event))
+    else:
+        interrupted_in("keeping", lambda: event.model_dump_json())
 
 
 def test_ctrl_c_during_operator_use_dumps_and_loads_is_a_keyboard_interrupt() -> None:
@@ -195,15 +249,15 @@ def test_ctrl_c_during_strict_validate_is_a_keyboard_interrupt() -> None:
     """validate(strict=True) writes each document again to compare: a Ctrl-C there was a
     WireError, a ValueError its judge took for a problem of the document."""
     assert list(validate([str(ASSISTANT)], strict=True)) == []
-    interrupted_in("_serialize_sorted", lambda: list(validate([str(ASSISTANT)], strict=True)))
+    interrupted_in("written_json", lambda: list(validate([str(ASSISTANT)], strict=True)))
 
 
 def test_ctrl_c_during_sse_encode_is_a_keyboard_interrupt() -> None:
     """The SSE server helpers write each event with dumps."""
     event = events_with_messages()[0]
     assert sse.encode(event).startswith(f"event: {event.type}\n".encode())
-    interrupted_in("_serialize_sorted", lambda: sse.encode(event))
-    interrupted_in("_serialize_sorted", lambda: b"".join(sse.sse_body([event])))
+    interrupted_in("written_json", lambda: sse.encode(event))
+    interrupted_in("written_json", lambda: b"".join(sse.sse_body([event])))
 
 
 @pytest.mark.parametrize("function", ["from_json_text", "_validate_json_value"])
@@ -239,14 +293,16 @@ status 99 if it never was."""
 @pytest.mark.parametrize(
     ("function", "arguments"),
     [
-        ("_serialize_sorted#1", ["convert", "{clark}", "--to", "phi-core"]),
-        ("_serialize_sorted#1", ["convert", "{clark}", "--to", "phi-core", "-o", "{out}"]),
+        # dumps writes phi-core's messages without a Python function (issue 21): the Ctrl-C
+        # lands in ``written_json``, which runs pydantic's serializer for it
+        ("written_json#1", ["convert", "{clark}", "--to", "phi-core"]),
+        ("written_json#1", ["convert", "{clark}", "--to", "phi-core", "-o", "{out}"]),
         ("ser_path#1", ["validate", "--strict", "{session}"]),
-        ("_serialize_sorted#1", ["validate", "--strict", "{assistant}"]),
-        # the wrapper pydantic calls, inside a union: dropped there, noted by the command line
-        ("keeping#1", ["validate", "--strict", "{events}"]),
-        ("keeping#5", ["convert", "{clark_events}", "--to", "phi-core"]),
-        ("keeping#5", ["convert", "{clark_events}", "--to", "phi-core", "-o", "{out}"]),
+        ("written_json#1", ["validate", "--strict", "{assistant}"]),
+        # the function pydantic calls, inside a union: dropped there, noted by the command line
+        ("sorted_json#1", ["validate", "--strict", "{events}"]),
+        ("sorted_json#1", ["convert", "{clark_events}", "--to", "phi-core"]),
+        ("sorted_json#1", ["convert", "{clark_events}", "--to", "phi-core", "-o", "{out}"]),
     ],
 )
 def test_ctrl_c_in_the_command_line_says_interrupted(

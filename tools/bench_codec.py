@@ -24,6 +24,10 @@ run.
 Section phi-core (``--only phi-core`` runs it alone): all of the above but the start-up and codegen
 times.
 
+Section phi-core-dumps (``--only phi-core-dumps``; also part of phi-core): issue 21's goal 3,
+``dumps`` against ``json.dumps`` of the same documents (bytes checked equal) for the stream's
+events and the sessions, each compact and pretty.
+
 Section clark-agent (``--only clark-agent`` runs it alone): clark-agent 0.4's streams, history rows
 and trajectories, one document per line: ``json.loads`` vs ``phi_wire.clark_agent.loads``, its
 ``dumps``, and ``convert`` of the events and messages to phi-core, interleaved in one run.
@@ -46,6 +50,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,21 +69,25 @@ def corpus(root: Path) -> list[tuple[str, Any, bytes]]:
     return documents
 
 
-def timed(function: Callable[[], object]) -> float:
+def timed(function: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
     """Seconds ``function`` takes, started with nothing left for the garbage collector: the
     collections a case sets off are its own cost, not the next case's."""
     gc.collect()
-    start = time.perf_counter()
+    start = clock()
     function()
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def compare(repeat: int, cases: dict[str, Callable[[], object]]) -> dict[str, float]:
+def compare(
+    repeat: int,
+    cases: dict[str, Callable[[], object]],
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
     """Median seconds per case, the cases interleaved in every round."""
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(repeat):
         for name, function in cases.items():
-            samples[name].append(timed(function))
+            samples[name].append(timed(function, clock))
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -273,6 +282,58 @@ def operator_use_section(root: Path, repeat: int) -> None:
     )
 
 
+def json_dumps(value: Any, pretty: bool) -> str:
+    """The standard library's text of ``value``: compact as serde_json's ``to_string``, or with
+    serde_json's pretty indent."""
+    if pretty:
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _each(function: Callable[[Any], object], values: list[Any]) -> None:
+    for value in values:
+        function(value)
+
+
+def dumps_goal(root: Path, repeat: int) -> None:
+    """Issue 21's goal 3: ``dumps`` against ``json.dumps`` of the same documents, for the stream's
+    events and the sessions, each compact and pretty; the bytes checked equal first.
+
+    Timed in this thread's CPU time (``time.thread_time``): on a machine shared with other work,
+    wall-clock samples also count the time the others ran, which the two sides of a round do not
+    get alike. Each sample writes the events 8 times over, the sessions 4 times."""
+    import phi_wire.v0_8 as wire
+
+    documents = corpus(root)
+    print(
+        f"dumps vs json.dumps, thread CPU time, median of {repeat} interleaved rounds "
+        "(goal: >= 1.00x):"
+    )
+    for label in ("event", "session"):
+        passes = 8 if label == "event" else 4
+        raws = [raw for kind, _, raw in documents if kind == label]
+        values = [wire.loads(tp, raw) for kind, tp, raw in documents if kind == label] * passes
+        plain = [json.loads(raw) for raw in raws] * passes
+        for pretty in (False, True):
+            for value, document in zip(values, plain, strict=True):
+                assert wire.dumps(value, pretty=pretty) == json_dumps(document, pretty), label
+            seconds = compare(
+                repeat,
+                {
+                    "json.dumps": partial(_each, partial(json_dumps, pretty=pretty), plain),
+                    "dumps": partial(_each, partial(wire.dumps, pretty=pretty), values),
+                },
+                time.thread_time,
+            )
+            form = "pretty" if pretty else "compact"
+            ratio = seconds["json.dumps"] / seconds["dumps"]
+            print(
+                f"  {label + 's':8s} {form:7s} x{len(values):<4d} json.dumps "
+                f"{seconds['json.dumps'] * 1e6 / len(values):8.1f} us/doc  dumps "
+                f"{seconds['dumps'] * 1e6 / len(values):8.1f} us/doc  {ratio:5.2f}x json.dumps"
+            )
+
+
 def phi_core_section(root: Path, repeat: int) -> None:
     import phi_wire.v0_8 as wire
 
@@ -313,6 +374,7 @@ def phi_core_section(root: Path, repeat: int) -> None:
     print(
         f"  dumps / json.dumps throughput: {results['json.dumps'] / results['phi_wire.dumps']:.2f}x"
     )
+    dumps_goal(root, repeat)
     lines = [raw for label, _, raw in documents if label == "event"]
     passes = 8  # each sample reads the stream 8 times: some 20-40 ms, long enough to be steady
     goal = event_goal(repeat, wire, lines * passes)
@@ -344,6 +406,7 @@ def main() -> None:
         "phi-core": phi_core_section,
         "clark-agent": clark_section,
         "operator-use": operator_use_section,
+        "phi-core-dumps": dumps_goal,
     }
     parser.add_argument("--only", choices=sorted(sections), help="run one format's section alone")
     args = parser.parse_args()

@@ -26,10 +26,11 @@ this order, and each step is a module that knows nothing of the others:
    key's), the document is read again with such values blanked.
 
 ``dumps`` writes through pydantic's serializer with the models' serde facts (``_wire``: sorted
-keys of ``serde_json::Value`` maps, f32, skipped fields); ``_interrupts`` lets Ctrl-C through
-every serializer function. ``_schema`` bundles a type's JSON Schema. ``CollectorPaused``
-(``_collector``) pauses Python's cyclic collector for a block: ``loads`` per document, convert
-per input.
+keys of ``serde_json::Value`` maps, f32, skipped fields), a model through its class's second
+serializer (``_write``: phi-core's ``LlmMessage`` written sorted by pydantic-core itself);
+``_interrupts`` lets Ctrl-C through every serializer function. ``_schema`` bundles a type's
+JSON Schema. ``CollectorPaused`` (``_collector``) pauses Python's cyclic collector for a block:
+``loads`` per document, convert per input.
 
 The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, the registry
 (``phi_wire.formats``) and ``phi_wire.fastpath``; nothing above it (formats' folders, verbs).

@@ -40,12 +40,13 @@ from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._full_report import searched_in_full
 from ._ignored import blank_ignored
-from ._interrupts import serialized
+from ._interrupts import serialized, written_json
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
 from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
 from ._wire import read_json_with
+from ._write import writer
 
 T = TypeVar("T")
 
@@ -259,11 +260,15 @@ def dumps(obj: Writable, pretty: bool = False) -> str:
     """
     indent = 2 if pretty else None
     try:
-        if isinstance(obj, BaseModel):
+        write = writer(type(obj))  # a model's (None for other values)
+        if write is not None:
+            dumped = written_json(write, obj, indent)
+        elif isinstance(obj, BaseModel):  # a schema ``_write`` cannot sort natively
             return serialized(BaseModel.model_dump_json, obj, indent=indent, warnings="error")
-        dumped: bytes = serialized(
-            adapter(cast(Any, type(obj))).dump_json, obj, indent=indent, warnings="error"
-        )
+        else:
+            dumped = serialized(
+                adapter(cast(Any, type(obj))).dump_json, obj, indent=indent, warnings="error"
+            )
     except PydanticSerializationError as error:
         raise WireError(type_name(type(obj)), "", _serialization_problem(error)) from None
     return dumped.decode("utf-8")

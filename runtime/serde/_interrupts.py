@@ -28,14 +28,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, SchemaSerializer
 
 __all__ = [
     "PASS_THROUGH",
     "InterruptibleModel",
     "keeps",
+    "note_passing",
     "passed_through",
     "serialized",
+    "written_json",
 ]
 
 T = TypeVar("T")
@@ -78,12 +80,19 @@ def keeps(function: Callable[P, T]) -> Callable[P, T]:
         try:
             return function(*args, **kwargs)
         except PASS_THROUGH as error:
-            noted = _noted()
-            if noted[1] is None:
-                noted[1] = error
+            note_passing(error)
             raise
 
     return keeping
+
+
+def note_passing(error: BaseException) -> None:
+    """Note ``error`` (one of ``PASS_THROUGH``), raised in a serializer function, for the entry
+    point running the serializer (``serialized``) to raise: what ``keeps`` does, for a function
+    that catches it itself."""
+    noted = _noted()
+    if noted[1] is None:
+        noted[1] = error
 
 
 def passed_through(error: PydanticSerializationError) -> BaseException | None:
@@ -132,6 +141,35 @@ def serialized(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         if outermost:  # an inner call leaves it to the outermost, which clears it
             noted[1] = None
     if kept is not None:  # dropped inside a union: the run went on without it
+        raise kept
+    return result
+
+
+def written_json(serializer: SchemaSerializer, value: Any, indent: int | None) -> bytes:
+    """``serialized(serializer.to_json, value, indent=indent, warnings="error")`` (a value of the
+    wrong type is an error), without the generic call's packing of arguments: ``dumps`` runs it
+    once per document."""
+    try:
+        noted: list[Any] = _local.noted
+    except AttributeError:
+        noted = _noted()
+    outermost = noted[0] == 0
+    if outermost:
+        noted[1] = None
+    noted[0] += 1
+    try:
+        result: bytes = serializer.to_json(value, indent=indent, warnings="error")
+    except PydanticSerializationError as error:
+        original = noted[1] or passed_through(error)
+        if original is None:
+            raise
+        raise original from None
+    finally:
+        noted[0] -= 1
+        kept = noted[1]
+        if outermost:
+            noted[1] = None
+    if kept is not None:
         raise kept
     return result
 

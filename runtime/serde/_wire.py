@@ -56,7 +56,7 @@ from ..pointer import escape
 from ..primitives import TRANSPARENT, fast_path_role, vouched_form
 from ._clock import DEFAULT_FACTORIES
 from ._error_translation import from_python_validation_error
-from ._interrupts import InterruptibleModel, keeps
+from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, note_passing
 from ._numbers import I64_MIN, U64_MAX
 from ._timestamp import Timestamp
 
@@ -68,6 +68,7 @@ __all__ = [
     "WireEnum",
     "WireModel",
     "sort_json",
+    "sorted_json",
 ]
 
 
@@ -103,6 +104,42 @@ def sort_json(value: Any) -> Any:
     if isinstance(value, list):
         return [sort_json(item) for item in value]
     return value
+
+
+def _in_order(value: Any) -> bool:
+    """Whether ``value`` is plain JSON (exact dicts, lists and scalars) whose every object already
+    has its keys in byte order: what phi-core's own documents hold, read or built, since serde
+    writes them sorted. Keys and the types of leaves are compared in C (``sorted``,
+    ``map(type, ...)``); only containers inside containers cost a Python call."""
+    kind = type(value)
+    if kind is dict:
+        keys = list(value)
+        if keys != sorted(keys):
+            return False
+        items: Any = value.values()
+    elif kind is list:
+        items = value
+    else:
+        return kind in _LEAVES
+    return _LEAVES.issuperset(map(type, items)) or all(map(_in_order, items))
+
+
+def sorted_json(value: Any) -> Any:
+    """``sort_json(value)`` without the copy when ``value`` is plain JSON already in order
+    (``_in_order``): written, the two are the same text. It writes every ``JsonValue``.
+
+    One Python function for pydantic to call (no ``keeps`` wrapper: it notes an interrupt
+    itself), and the common case, a flat object in order, decided without another call.
+    """
+    try:
+        if type(value) is dict:
+            keys = list(value)
+            if keys == sorted(keys) and _LEAVES.issuperset(map(type, value.values())):
+                return value
+        return value if _in_order(value) else sort_json(value)
+    except PASS_THROUGH as error:  # what ``keeps`` does: pydantic may drop it (``_interrupts``)
+        note_passing(error)
+        raise
 
 
 def to_value(value: Any, pointer: str = "") -> Any:
@@ -154,7 +191,10 @@ def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
 JSON_VALUE_CHECK = AfterValidator(_validate_json_value)
 """What a ``serde_json::Value`` field checks, whichever way it writes its keys."""
 
-JsonValue = Annotated[Any, JSON_VALUE_CHECK, PlainSerializer(keeps(sort_json))]
+SORTED_VALUE_WRITER = sorted_json
+"""The one serializer function of every ``JsonValue`` (``_write`` finds it by identity)."""
+
+JsonValue = Annotated[Any, JSON_VALUE_CHECK, PlainSerializer(SORTED_VALUE_WRITER)]
 """serde_json::Value: any JSON; keys written sorted at every depth."""
 
 
@@ -213,6 +253,11 @@ class WireEnum(StrEnum):
     as that variant. A model built in Python takes the member or any of those wire forms (its
     strict mode would take only the member).
     """
+
+    if not TYPE_CHECKING:
+        # What pydantic-core writes for a member (it reads ``.value``): enum's own ``value`` is a
+        # Python descriptor, two Python calls per member written; this one runs in C.
+        value = property(operator.attrgetter("_value_"))
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
