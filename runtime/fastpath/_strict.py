@@ -1,0 +1,128 @@
+"""``--strict``'s fast path: phi-core's ``save_session`` writes a session as serde_json's pretty
+rendering of its canonical compact form, so a document is strict-clean (valid, and byte for byte
+what ``dumps`` writes for the value read) when it is that rendering (``_pretty``) of a compact
+form the canonical expression matches (``_canonical``), whose ``serde_json::Value`` objects have
+their keys in order, and whose bytes are UTF-8; a compact document, when it is its own compact
+form. All of it at C speed and without a tree: the exact path holds the parsed tree, the models
+and the text written at once (ten times the document).
+
+Any other document is judged by the exact path, whose messages stay as they are: the fast path
+can make a run slower, never change a verdict.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from ._compact import compact
+from ._pretty import is_pretty
+from ._utf8 import lines_not_utf8
+
+__all__ = ["CanonicalPath", "canonical_path"]
+
+_CANONICAL_TYPE = "(canonical)"
+"""Added to the types of the cache's key: a canonical expression is its own entry."""
+
+
+class _Unsorted(Exception):
+    """A ``serde_json::Value`` object whose keys are not in the order serde_json writes."""
+
+
+def _sorted_pairs(pairs: list[tuple[str, Any]]) -> None:
+    """json's object hook for a ``serde_json::Value``: its keys strictly increasing (byte order
+    of UTF-8 is code point order, Python's), as serde_json's BTreeMap writes them; a repeated key,
+    which serde keeps once, is no increase."""
+    for (before, _), (after, _) in itertools.pairwise(pairs):
+        if not before < after:
+            raise _Unsorted
+    return None
+
+
+class CanonicalPath:
+    """Vouches for whole documents that are valid and exactly what phi-core writes for them."""
+
+    def __init__(self, document: re.Pattern[bytes], value_keys: Collection[str]) -> None:
+        self.document = document
+        """Fullmatches a canonical compact document."""
+        from ._canonical import VALUE
+
+        self.value = re.compile(VALUE)
+        self.value_keys = tuple(json.dumps(key).encode() + b":" for key in sorted(value_keys))
+        """The keys of the fields that hold a ``serde_json::Value``, as written before it."""
+
+    def vouches(self, document: bytes) -> bool:
+        """Whether ``document`` is valid and what phi-core writes for it: pretty (serde_json's
+        layout, no line ending after it), or compact (with a line ending after it, if any)."""
+        if b"\n" in document.strip():
+            if not is_pretty(document):
+                return False
+            compacted = compact(document)
+            if compacted is None:
+                return False
+        else:
+            compacted = bytearray(document.rstrip(b"\r\n"))
+        return (
+            self.document.fullmatch(compacted) is not None
+            and self._values_sorted(compacted)
+            and not lines_not_utf8(compacted)
+        )
+
+    def _values_sorted(self, compacted: bytearray) -> bool:
+        """Whether every object inside a ``serde_json::Value`` has its keys in order. Each such
+        value follows one of ``value_keys`` (the canonical expression allows it nowhere else);
+        in a compact document that text is always a key, as a string's own quotes are escaped,
+        so every such value is looked at (and a few others, which only costs time)."""
+        for key in self.value_keys:
+            position = compacted.find(key)
+            while position != -1:
+                start = position + len(key)
+                if compacted.startswith((b"{", b"["), start):
+                    found = self.value.match(compacted, start)
+                    if found is None:
+                        return False
+                    try:
+                        json.loads(compacted[start : found.end()], object_pairs_hook=_sorted_pairs)
+                    except (_Unsorted, ValueError, RecursionError):
+                        return False
+                position = compacted.find(key, start)
+        return True
+
+
+def canonical_path(
+    version: str, types: Sequence[str], detect: bool, build: bool
+) -> CanonicalPath | None:
+    """The strict fast path of phi-core ``version``'s ``types`` (``detect``: only those phi-core's
+    detection gives every document of, as the validator's automatic types): from the cache, or
+    built when ``build`` (a second or two), else None; None too when no type can be expressed.
+    Making it imports the models (to name the fields that hold a ``serde_json::Value``), which
+    every ``--strict`` run does anyway."""
+    from phi_wire.formats.phi_core.recognise import detected_as
+
+    from ._cache import (
+        cache_path,
+        compile_cached,
+        inexpressible,
+        load_cached,
+        mark_inexpressible,
+    )
+    from ._canonical import build_canonical
+
+    keyed = [*types, _CANONICAL_TYPE]
+    path = cache_path(version, keyed, detect, exact_values=True)
+    if path is not None and inexpressible(path):
+        return None
+    compiled = None if path is None else load_cached(path, version, keyed)
+    if compiled is None and not build:
+        return None
+    pattern, value_keys = build_canonical(version, types, detected_as if detect else None)
+    if not pattern:
+        if path is not None:
+            mark_inexpressible(path)
+        return None
+    if compiled is None:
+        compiled = compile_cached(pattern, path)
+    return CanonicalPath(compiled, value_keys)
