@@ -27,6 +27,7 @@ none; ``F32`` keeps what it matches; timestamps are matched in their canonical f
 from __future__ import annotations
 
 import functools
+import json
 import operator
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -39,14 +40,15 @@ from ._pattern import (
     _BORROWED_STRING,
     _EXACT_TIMESTAMP,
     Unsupported,
-    _array,
     _at_most,
     _borrowed,
     _Compiler,
     _integer,
     _Member,
+    _optional,
+    _sorts_keys,
 )
-from ._tokens import Seq, _alt, _group, _opaque
+from ._tokens import Seq, _alt, _group, _lit, _opaque
 
 __all__ = ["CANONICAL_FLOAT", "CANONICAL_STRING", "build_canonical"]
 
@@ -94,6 +96,18 @@ def _name(function: Any) -> tuple[str, str]:
     return getattr(function, "__module__", ""), getattr(function, "__qualname__", "")
 
 
+SPACE = rb"[ \n]*+"
+"""The blanks allowed between two tokens: the expression is matched on the pretty text itself,
+whose blanks ``_pretty`` checks (they would cost a compacting pass: the expression skips them)."""
+
+
+def _array(item: bytes) -> bytes:
+    """A JSON array of ``item``s, blanks allowed between its tokens (each item is followed by a
+    comma and another item, or by the closing bracket)."""
+    more = rb"(?:,(?=" + SPACE + rb"[^\] \n])|(?=" + SPACE + rb"\]))"
+    return rb"\[(?:" + SPACE + item + more + rb")*+" + SPACE + rb"\]"
+
+
 @functools.cache
 def _value(depth: int) -> bytes:
     """A ``serde_json::Value`` nested at most ``depth`` deep, in serde_json's forms (its keys'
@@ -103,9 +117,40 @@ def _value(depth: int) -> bytes:
     if depth == 0:
         return scalar
     inner = _value(depth - 1)
-    member = CANONICAL_STRING + rb":" + inner
-    obj = rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}"
+    member = SPACE + CANONICAL_STRING + rb":" + SPACE + inner
+    more = rb"(?:,(?=" + SPACE + rb"[^} \n])|(?=" + SPACE + rb"\}))"
+    obj = rb"\{(?:" + member + more + rb")*+" + SPACE + rb"\}"
     return rb"(?:" + scalar + rb"|" + _array(inner) + rb"|" + obj + rb")"
+
+
+def _member(member: _Member, comma: bool) -> Seq:
+    key = json.dumps(member.key).encode() + b":"
+    return _lit(b"," * comma) + _opaque(SPACE) + _lit(key) + _opaque(SPACE) + member.value
+
+
+def _object(members: list[_Member]) -> Seq:
+    """An object with ``members`` in this order, optional ones maybe absent, blanks allowed
+    between its tokens."""
+    end = _opaque(SPACE) + _lit(b"}")
+    first = next((index for index, member in enumerate(members) if member.required), None)
+    if first is None:  # all optional: one alternative per member that may come first
+        alternatives = [
+            _member(members[start], False)
+            + tuple(
+                token
+                for member in members[start + 1 :]
+                for token in _optional(_member(member, True))
+            )
+            for start in range(len(members))
+        ]
+        return _lit(b"{") + _alt([*alternatives, ()]) + end
+    seq: Seq = _lit(b"{")
+    for member in members[:first]:
+        seq += _optional(_member(member, False) + _lit(b","))
+    seq += _member(members[first], False)
+    for member in members[first + 1 :]:
+        seq += _member(member, True) if member.required else _optional(_member(member, True))
+    return seq + end
 
 
 VALUE = _value(_VALUE_DEPTH)
@@ -161,6 +206,52 @@ class _CanonicalCompiler(_Compiler):
         """The keys of the fields being compiled, innermost last."""
         self.value_keys: set[str] = set()
         """The keys of the fields whose value holds a ``serde_json::Value``."""
+        self.frames: list[tuple[tuple[str, bool, str | None], int]] = []
+        """The definitions being compiled, with how many fields deep each began."""
+        self.holding: set[tuple[str, bool, str | None]] = set()
+        """Definitions that hold a ``serde_json::Value`` outside any field of theirs: where one
+        is used again (memoized), the field it is used in holds one too."""
+
+    def _saw_value(self) -> None:
+        if not self.owners:
+            raise Unsupported("a JSON value outside a field")
+        self.value_keys.add(self.owners[-1])
+        for key, depth in self.frames:
+            if depth == len(self.owners):
+                self.holding.add(key)
+
+    def compile(self, schema: dict[str, Any], sorted_keys: bool, tag: str | None = None) -> Seq:
+        """``_Compiler.compile`` with objects spaced (``_object``), and the fields holding a
+        ``serde_json::Value`` found through memoized definitions too."""
+        if schema["type"] == "definition-ref":
+            ref = schema["schema_ref"]
+            key = (ref, sorted_keys, tag)
+            if key not in self.memo:
+                if ref in self.expanding:
+                    raise Unsupported(f"recursive type {ref}")
+                self.expanding.append(ref)
+                self.frames.append((key, len(self.owners)))
+                try:
+                    self.memo[key] = self.compile(self.definitions[ref], sorted_keys, tag)
+                finally:
+                    self.expanding.pop()
+                    self.frames.pop()
+            elif key in self.holding:
+                self._saw_value()
+            return self.memo[key]
+        schema = self.resolve(schema)
+        if schema["type"] == "definition-ref":
+            return self.compile(schema, sorted_keys, tag)
+        kind = schema["type"]
+        if kind == "model":
+            sorted_keys = sorted_keys or _sorts_keys(schema)
+            members = self.fields(schema, sorted_keys)
+            if tag is not None:  # the discriminator must be there, whatever its default
+                members = [_Member(m.key, m.value, m.required or m.key == tag) for m in members]
+            return _object(members)
+        if tag is not None:
+            raise Unsupported(f"tagged-union choice of type {kind}")
+        return self.compile_value(schema, kind, sorted_keys)
 
     def compile_value(self, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Seq:
         plain = not set(schema) - {"type", "strict", "ref", "metadata", "serialization"}
@@ -171,10 +262,13 @@ class _CanonicalCompiler(_Compiler):
         if kind == "int":
             return _opaque(_integer(schema))
         if kind == "any":
-            if not self.owners:
-                raise Unsupported("a JSON value outside a field")
-            self.value_keys.add(self.owners[-1])
+            self._saw_value()
             return _opaque(VALUE)
+        if kind == "list" and not set(schema) - {"type", "items_schema", "strict", "ref"} - {
+            "metadata",
+            "serialization",
+        }:
+            return _opaque(_array(_group(self.compile(schema["items_schema"], sorted_keys))))
         if kind == "union":
             choices = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
             self._check_union(choices, schema.get("mode", "smart"))
@@ -237,7 +331,7 @@ class _CanonicalCompiler(_Compiler):
         if skip is None:
             return _Member(key, seq, True)  # always written
         texts = _skipped_texts(skip)
-        omitted = rb"(?!(?:" + rb"|".join(re.escape(text) for text in texts) + rb")[,}])"
+        omitted = rb"(?!(?:" + rb"|".join(re.escape(text) for text in texts) + rb")[,} \n])"
         # absent is canonical when the default read for it is omitted again
         required = default is None or not skip(_default_of(default))
         return _Member(key, _opaque(omitted) + seq, required)

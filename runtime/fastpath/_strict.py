@@ -42,15 +42,31 @@ def _sorted_pairs(pairs: list[tuple[str, Any]]) -> None:
     return None
 
 
+def _extent(depth: int) -> bytes:
+    """Any JSON value at most ``depth`` deep, blanks allowed: where a value the canonical
+    expression matched ends (that expression judged it; this one only finds its end)."""
+    string = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+    if depth == 0:
+        return rb"(?:" + string + rb"|[-+.0-9A-Za-z]++)"
+    inner = _extent(depth - 1)
+    items = rb"\[(?:[ \n]*+" + inner + rb"[ \n]*+,?)*+[ \n]*+\]"
+    members = rb"\{(?:[ \n]*+" + string + rb":[ \n]*+" + inner + rb"[ \n]*+,?)*+[ \n]*+\}"
+    return rb"(?:" + items + rb"|" + members + rb"|" + inner + rb")"
+
+
+_VALUE_EXTENT = re.compile(_extent(3))
+_BLANKS = re.compile(rb"[ \n]*+")
+_BATCH = 4096
+"""Values whose keys are read in one ``json.loads`` (one call each costs more than its work)."""
+
+
 class CanonicalPath:
     """Vouches for whole documents that are valid and exactly what phi-core writes for them."""
 
     def __init__(self, document: re.Pattern[bytes], value_keys: Collection[str]) -> None:
         self.document = document
-        """Fullmatches a canonical compact document."""
-        from ._canonical import VALUE
-
-        self.value = re.compile(VALUE)
+        """Fullmatches a canonical document, pretty or compact (blanks between tokens are
+        skipped: ``vouches`` checks them)."""
         self.value_keys = tuple(json.dumps(key).encode() + b":" for key in sorted(value_keys))
         """The keys of the fields that hold a ``serde_json::Value``, as written before it."""
 
@@ -60,36 +76,50 @@ class CanonicalPath:
         if b"\n" in document.strip():
             if not is_pretty(document):
                 return False
-            compacted = compact(document)
-            if compacted is None:
-                return False
         else:
-            compacted = bytearray(document.rstrip(b"\r\n"))
+            document = document.rstrip(b"\r\n")
+            compacted = compact(document)
+            if compacted is None or len(compacted) != len(document):
+                return False  # a blank between two tokens (compacting only takes bytes out)
         return (
-            self.document.fullmatch(compacted) is not None
-            and self._values_sorted(compacted)
-            and not lines_not_utf8(compacted)
+            self.document.fullmatch(document) is not None
+            and self._values_sorted(document)
+            and not lines_not_utf8(document)
         )
 
-    def _values_sorted(self, compacted: bytearray) -> bool:
+    def _values_sorted(self, document: bytes) -> bool:
         """Whether every object inside a ``serde_json::Value`` has its keys in order. Each such
         value follows one of ``value_keys`` (the canonical expression allows it nowhere else);
-        in a compact document that text is always a key, as a string's own quotes are escaped,
-        so every such value is looked at (and a few others, which only costs time)."""
+        in a JSON text that text is always a key, as a string's own quotes are escaped, so
+        every such value is looked at (and a few others, which only costs time)."""
+        batch: list[bytes] = []
         for key in self.value_keys:
-            position = compacted.find(key)
+            position = document.find(key)
             while position != -1:
-                start = position + len(key)
-                if compacted.startswith((b"{", b"["), start):
-                    found = self.value.match(compacted, start)
+                start = _BLANKS.match(document, position + len(key)).end()  # type: ignore[union-attr]
+                if document.startswith((b"{", b"["), start):
+                    found = _VALUE_EXTENT.match(document, start)
                     if found is None:
                         return False
-                    try:
-                        json.loads(compacted[start : found.end()], object_pairs_hook=_sorted_pairs)
-                    except (_Unsorted, ValueError, RecursionError):
-                        return False
-                position = compacted.find(key, start)
+                    value = document[start : found.end()]
+                    if value.count(b'":') > 1:  # else at most one key: in order
+                        batch.append(value)
+                        if len(batch) == _BATCH and not _keys_sorted(batch):
+                            return False
+                        batch = [] if len(batch) == _BATCH else batch
+                position = document.find(key, start)
+        return _keys_sorted(batch)
+
+
+def _keys_sorted(values: list[bytes]) -> bool:
+    """Whether the objects of all ``values`` (JSON texts) have their keys in order."""
+    if not values:
         return True
+    try:
+        json.loads(b"[" + b",".join(values) + b"]", object_pairs_hook=_sorted_pairs)
+    except (_Unsorted, ValueError, RecursionError):
+        return False
+    return True
 
 
 def canonical_path(
