@@ -67,8 +67,10 @@ class CanonicalPath:
         self.document = document
         """Fullmatches a canonical document, pretty or compact (blanks between tokens are
         skipped: ``vouches`` checks them)."""
-        self.value_keys = tuple(json.dumps(key).encode() + b":" for key in sorted(value_keys))
-        """The keys of the fields that hold a ``serde_json::Value``, as written before it."""
+        names = b"|".join(re.escape(json.dumps(key)[1:-1].encode()) for key in sorted(value_keys))
+        self.value_keys = re.compile(rb'"(?:' + names + rb')":') if value_keys else None
+        """The keys of the fields that hold a ``serde_json::Value``, as written before it (one
+        expression: a scan for each key costs twice as much)."""
 
     def vouches(self, document: bytes) -> bool:
         """Whether ``document`` is valid and what phi-core writes for it: pretty (serde_json's
@@ -92,22 +94,22 @@ class CanonicalPath:
         value follows one of ``value_keys`` (the canonical expression allows it nowhere else);
         in a JSON text that text is always a key, as a string's own quotes are escaped, so
         every such value is looked at (and a few others, which only costs time)."""
+        if self.value_keys is None:
+            return True
         batch: list[bytes] = []
-        for key in self.value_keys:
-            position = document.find(key)
-            while position != -1:
-                start = _BLANKS.match(document, position + len(key)).end()  # type: ignore[union-attr]
-                if document.startswith((b"{", b"["), start):
-                    found = _VALUE_EXTENT.match(document, start)
-                    if found is None:
-                        return False
-                    value = document[start : found.end()]
-                    if value.count(b'":') > 1:  # else at most one key: in order
-                        batch.append(value)
-                        if len(batch) == _BATCH and not _keys_sorted(batch):
+        for key in self.value_keys.finditer(document):
+            start = _BLANKS.match(document, key.end()).end()  # type: ignore[union-attr]
+            if document.startswith((b"{", b"["), start):
+                found = _VALUE_EXTENT.match(document, start)
+                if found is None:
+                    return False
+                value = document[start : found.end()]
+                if value.count(b'":') > 1:  # else at most one key: in order
+                    batch.append(value)
+                    if len(batch) == _BATCH:
+                        if not _keys_sorted(batch):
                             return False
-                        batch = [] if len(batch) == _BATCH else batch
-                position = document.find(key, start)
+                        batch = []
         return _keys_sorted(batch)
 
 
