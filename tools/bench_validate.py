@@ -5,6 +5,7 @@ and its start-up, side by side in one run.
                                    [--session-mb 100] [--small-files 1000] [--long-line-mb 200]
                                    [--repeat 5] [--workdir DIR] [--only jobs]
     python tools/bench_validate.py --cjk [--size-mb 20] [--repeat 5]
+    python tools/bench_validate.py --strict-session-mb 105 [--repeat 5] [--beside PYTHON]
 
 It writes its own input: JSONL of realistic AgentEvents and AgentMessages (the events of
 phi-core's recorded main session and the messages they carry, with loop ids varied), ``--size-mb``
@@ -35,6 +36,12 @@ first). Each kind's fast path, if it has one, is built by the first (untimed) ru
 that size builds it. Then (unless ``--no-convert``) ``phi-wire convert`` as users run it
 (``phi_wire.cli``: read, convert, write the file) on the clark-agent history and events and the
 Operator-Use files, to phi-core.
+
+``--strict-session-mb N`` times only one pretty session of N MB (as ``--session-mb`` writes it):
+``json.load`` of it, ``validate`` and ``validate --strict``, each in a child process that reports
+its own peak RSS (VmHWM), in interleaved rounds (``--repeat``), with medians and their ratios to
+``json.load``'s; ``--beside PYTHON`` runs another build's ``phi-wire`` (main's venv) in the same
+rounds.
 
 ``--cjk`` times non-ASCII text alone: the same stream with its prose (texts, thinking, deltas,
 summaries...) in CJK ideographs, three bytes each in UTF-8, against ``json.loads`` per line in
@@ -166,10 +173,10 @@ def time_exact_path(path: Path, version: str) -> tuple[float, float]:
 class Run:
     """One run of ``phi-wire validate``: wall time, time it reports, peak RSS, exit status."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, python: str = sys.executable) -> None:
         start = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-c", RSS_PROBE, "validate", "--output-format", "json", *args],
+            [python, "-c", RSS_PROBE, "validate", "--output-format", "json", *args],
             capture_output=True,
             text=True,
             check=False,
@@ -219,6 +226,17 @@ def main() -> None:
     parser.add_argument(
         "--no-convert", action="store_true", help="--only formats: time validate only"
     )
+    parser.add_argument(
+        "--strict-session-mb",
+        type=int,
+        default=None,
+        help="time only json.load, validate and validate --strict on one pretty session this big",
+    )
+    parser.add_argument(
+        "--beside",
+        default=None,
+        help="--strict-session-mb: another build's python (main's .venv/bin/python), timed too",
+    )
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
         "--workdir", type=Path, default=None, help="where the inputs go (created; default: TMPDIR)"
@@ -239,6 +257,12 @@ def main() -> None:
         common = ("--version", args.version)
         if args.cjk:
             measure_cjk(common, work, lines, args.size_mb, args.repeat)
+            return
+        if args.strict_session_mb is not None:
+            pythons = {"this": sys.executable, **({"beside": args.beside} if args.beside else {})}
+            measure_strict_session(
+                common, work, args.fixtures, args.strict_session_mb, args.repeat, pythons
+            )
             return
         if args.only == "jobs":
             measure_jobs_cases(common, work, lines, args)
@@ -535,19 +559,93 @@ def measure_sessions(
     )
 
 
+def write_big_session(fixtures: Path, path: Path, megabytes: int) -> int:
+    """One pretty session of about ``megabytes`` (the recorded session's loops repeated), as
+    ``save_session`` writes it: its number of loops."""
+    source = fixtures / "phi-core" / "0.8.0" / "sessions" / "session.main.json"
+    session = json.loads(source.read_bytes())
+    loops = session["loops"]
+    copies = max(1, megabytes * 1_000_000 // len(json.dumps(loops, indent=2).encode()))
+    session["loops"] = loops * copies
+    path.write_text(json.dumps(session, indent=2, ensure_ascii=False), encoding="utf-8")
+    return len(session["loops"])
+
+
+JSON_LOAD_PROBE = (
+    "import json, re, sys\n"
+    "with open(sys.argv[1], 'rb') as file:\n"
+    "    json.load(file)\n"
+    "with open('/proc/self/status') as status:\n"
+    "    print('peak_rss_kb', re.search(r'VmHWM:\\s*(\\d+)', status.read()).group(1))\n"
+)
+"""``json.load`` of a file in a child process, which prints its own peak RSS."""
+
+
+def measure_strict_session(
+    common: tuple[str, ...],
+    work: Path,
+    fixtures: Path,
+    megabytes: int,
+    repeat: int,
+    pythons: dict[str, str],
+) -> None:
+    """``json.load``, ``validate`` and ``validate --strict`` on one pretty session, each a child
+    process with its own peak RSS, in ``repeat`` interleaved rounds after one untimed run of
+    each command (which builds its cache); medians and ratios to ``json.load``'s."""
+    path = work / "big-session.json"
+    loops = write_big_session(fixtures, path, megabytes)
+    size = path.stat().st_size / 1e6
+    print(f"one pretty session of {size:.0f} MB ({loops} loops), {repeat} interleaved rounds")
+    print(f"  load average before: {os.getloadavg()[0]:.2f}")
+    commands = {
+        f"{label} {name}": (python, extra)
+        for label, python in pythons.items()
+        for name, extra in (("validate", ()), ("validate --strict", ("--strict",)))
+    }
+    for python, extra in commands.values():
+        Run(*common, *extra, str(path), python=python)
+    times: dict[str, list[float]] = {"json.load": []}
+    peaks: dict[str, list[int]] = {"json.load": []}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        loaded = subprocess.run(
+            [sys.executable, "-c", JSON_LOAD_PROBE, str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        times["json.load"].append(time.perf_counter() - start)
+        peaks["json.load"].append(int(loaded.stdout.split()[-1]))
+        for label, (python, extra) in commands.items():
+            run = Run(*common, *extra, str(path), python=python)
+            if run.documents != 1:
+                raise SystemExit(f"{label}: {run.documents} documents judged, not 1")
+            times.setdefault(label, []).append(run.wall)
+            peaks.setdefault(label, []).append(run.rss_kb)
+    base_time = statistics.median(times["json.load"])
+    base_peak = statistics.median(peaks["json.load"])
+    columns = ("wall", "speed vs json.load", "peak RSS", "vs json.load")
+    print(f"  {'':30s} {columns[0]:>8s} {columns[1]:>19s} {columns[2]:>10s} {columns[3]:>13s}")
+    for label in times:
+        wall = statistics.median(times[label])
+        peak = statistics.median(peaks[label])
+        print(
+            f"  {label:30s} {wall:6.2f} s {base_time / wall:18.2f}x {peak / 1024:7.0f} MB "
+            f"{peak / base_peak:12.2f}x"
+        )
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
+    path.unlink()
+
+
 def measure_big_session(
     common: tuple[str, ...], work: Path, fixtures: Path, megabytes: int
 ) -> None:
     """One pretty session of ``megabytes`` (the recorded session's loops repeated): json.loads
     in-process, the command (after a run that makes sure its cache is built) and the command
     under --strict, each with its peak RSS."""
-    source = fixtures / "phi-core" / "0.8.0" / "sessions" / "session.main.json"
-    session = json.loads(source.read_bytes())
-    loops = session["loops"]
-    copies = max(1, megabytes * 1_000_000 // len(json.dumps(loops, indent=2).encode()))
-    session["loops"] = loops * copies
     path = work / "big-session.json"
-    path.write_text(json.dumps(session, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_big_session(fixtures, path, megabytes)
+    session = json.loads(path.read_bytes())
     size = path.stat().st_size / 1e6
     start = time.perf_counter()
     json.loads(path.read_bytes())

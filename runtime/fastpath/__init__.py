@@ -14,7 +14,9 @@ verdict (``_cache``, ``_private``).
 A format's reader decides what the expression may take: serde's (phi-core, clark-agent: its
 borrowed strings without escapes) or pydantic's lax one (Operator-Use: any number form that stays
 finite, ``dict`` fields); a whole Operator-Use session file is vouched for line by line, its
-header first (``SessionFilePath``).
+header first (``SessionFilePath``). ``--strict`` has its own for phi-core's whole documents
+(``CanonicalPath``): the expression narrowed to what phi-core writes (``_canonical``), matched on
+a document laid out as serde_json's pretty writer lays it out (``_pretty``).
 
 Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path``) and by
 ``loads`` itself (``document_expression``), whose expression is compiled with exact values
@@ -34,17 +36,22 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from ._compact import compact
+from ._pretty import is_pretty
 from ._probes import probes_key
+from ._strict import CanonicalPath, canonical_path
 from ._utf8 import is_utf8, lines_not_utf8
 
 __all__ = [
     "FORMATS",
+    "CanonicalPath",
     "Detect",
     "FastPath",
     "SessionFilePath",
+    "canonical_path",
     "compact",
     "document_expression",
     "fast_path",
+    "is_pretty",
     "is_utf8",
     "preload",
     "probes_key",

@@ -40,7 +40,7 @@ from phi_wire import remote
 from phi_wire.formats import FORMATS, UnknownVersion, find, version_elsewhere
 from phi_wire.formats.phi_core.recognise import detect_raw as detect
 
-from ._fastpath import fast_path_for, format_fast_paths
+from ._fastpath import fast_path_for, format_fast_paths, strict_path_for
 from ._folder import forget_folders
 from ._formats import SERDE_FORMATS
 from ._inputs import input_size
@@ -141,7 +141,8 @@ def wire_types(version: str | None = None, format: str = HOME_FORMAT) -> tuple[s
 def prepare_fast_paths(settings: Settings, names: list[str]) -> None:
     """Load the fast paths the inputs need from the cache, or build one when its inputs are worth
     a second of compiling: one for JSONL lines, one for whole .json documents (one with a type).
-    clark-agent's JSONL files have one per type (``_fastpath.format_fast_paths``)."""
+    clark-agent's JSONL files have one per type (``_fastpath.format_fast_paths``). With --strict,
+    only phi-core's for whole .json documents, the canonical one (``strict_path_for``)."""
     sizes = {True: 0, False: 0}  # lines or not: bytes
     lines_files: list[tuple[str, int]] = []
     for name in names:
@@ -151,6 +152,11 @@ def prepare_fast_paths(settings: Settings, names: list[str]) -> None:
             sizes[lines] += size
             if lines:
                 lines_files.append((name, size))
+    if settings.strict:  # --strict: phi-core's .json documents only (``strict_path_for``)
+        if settings.format in (HOME_FORMAT, AUTO) and sizes[False]:
+            build = sizes[False] >= FAST_BUILD_MIN_BYTES
+            strict_path_for(settings.version, settings.forced, build=build)
+        return
     format_fast_paths(settings, lines_files)
     if settings.format not in (HOME_FORMAT, AUTO):
         return
@@ -221,8 +227,7 @@ class Validation:
         forget_folders()
         for record in self.walk.records:
             yield totals.count(record)
-        if not self.settings.strict:
-            prepare_fast_paths(self.settings, self.names)
+        prepare_fast_paths(self.settings, self.names)
         for outcome in judge_files(self.names, self.settings, self.jobs):
             if isinstance(outcome, FileStart) and totals.files:
                 self.files.append(totals.files[-1].summary())  # the file before it is done

@@ -9,7 +9,14 @@ from __future__ import annotations
 import os
 import stat
 
-from phi_wire.fastpath import FORMATS, FastPath, SessionFilePath, fast_path
+from phi_wire.fastpath import (
+    FORMATS,
+    CanonicalPath,
+    FastPath,
+    SessionFilePath,
+    canonical_path,
+    fast_path,
+)
 from phi_wire.formats.phi_core.recognise import detected_as
 from phi_wire.recognise import Recognised
 
@@ -23,6 +30,7 @@ __all__ = [
     "AUTO_LINE_TYPES",
     "FORMATS",
     "SESSION_FILE_TYPES",
+    "CanonicalPath",
     "FastPath",
     "SessionFilePath",
     "chunk_fast_path",
@@ -30,6 +38,7 @@ __all__ = [
     "fast_path_for",
     "format_fast_paths",
     "session_file_path",
+    "strict_path_for",
 ]
 
 AUTO_LINE_TYPES = ("AgentEvent", "AgentMessage")
@@ -50,6 +59,7 @@ SESSION_FILE_TYPES = {"operator-use": ("SessionHeader", "SessionFileEntry")}
 their entries' types."""
 
 _FAST: dict[tuple[str, str, str | None, bool], FastPath | None] = {}
+_STRICT: dict[tuple[str, str | None], CanonicalPath | None] = {}
 
 
 def fast_path_for(
@@ -76,6 +86,19 @@ def fast_path_for(
             types = AUTO_LINE_TYPES if lines else AUTO_DOCUMENT_TYPES
             _FAST[key] = fast_path(version, types, detected_as, build)
     return _FAST[key]
+
+
+def strict_path_for(version: str, forced: str | None, build: bool = False) -> CanonicalPath | None:
+    """--strict's fast path for phi-core's whole documents of this version and --type (without
+    one, the automatic types of .json files): once per process (forked workers inherit it), from
+    the cache, or built when ``build``."""
+    key = (version, forced)
+    if key not in _STRICT or (_STRICT[key] is None and build):
+        if forced is not None:
+            _STRICT[key] = canonical_path(version, [forced], False, build)
+        else:
+            _STRICT[key] = canonical_path(version, AUTO_DOCUMENT_TYPES, True, build)
+    return _STRICT[key]
 
 
 def session_file_path(format: str, version: str, build: bool = False) -> SessionFilePath | None:
@@ -142,7 +165,7 @@ def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
 
 def chunk_fast_path(
     chunk: Chunk, settings: Settings, plan: Recognised | None
-) -> tuple[FastPath | SessionFilePath | None, Judged | None]:
+) -> tuple[FastPath | SessionFilePath | CanonicalPath | None, Judged | None]:
     """The fast path for the chunk's documents, and what the documents it vouches for are judged
     as (the same as ``_judge`` says of them); (None, None) when they all take the exact path.
 
@@ -150,12 +173,16 @@ def chunk_fast_path(
     Operator-Use (by pydantic's lax reader): the expression of the one type its JSONL file's
     first lines are (which ``_as`` reads every line as first), or of the type --type names with
     --format; an Operator-Use session file read whole (``SessionFile``, a JSONL type: never a
-    line's expression): ``SessionFilePath``."""
-    if settings.strict:
-        return None, None
+    line's expression): ``SessionFilePath``. --strict: a phi-core .json document (a session)
+    exactly as phi-core writes it, ``CanonicalPath``; every other document takes the exact path."""
     home = settings.format == HOME_FORMAT or (
         settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
     )
+    if settings.strict:
+        strict = (
+            None if not home or chunk.lines else strict_path_for(settings.version, settings.forced)
+        )
+        return strict, None if strict is None else _file_judged(plan, settings, chunk.lines)
     if home:
         path = fast_path_for(settings.version, settings.forced, lines=chunk.lines)
         return path, None if path is None else _file_judged(plan, settings, chunk.lines)

@@ -94,8 +94,7 @@ def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
     sizes = [input_size(name) for name in run.names]
     block_bytes = min(block_bytes, max(RANGE_BYTES, sum(sizes) // (4 * workers)))
     build = sum(sizes) >= FAST_BUILD_MIN_BYTES
-    if not run.settings.strict:
-        prepare_fast_paths(run.settings, run.names)  # built once here, loaded from the cache there
+    prepare_fast_paths(run.settings, run.names)  # built once here, loaded from the cache there
     parts: list[Part] = []
     batch: list[str] = []
     batch_bytes = 0
