@@ -46,7 +46,7 @@ __all__ = [
     "probes_key",
 ]
 
-FORMATS = frozenset({"phi-core", "clark-agent", "operator-use"})
+FORMATS = frozenset({"phi-core", "clark-agent", "operator-use", "pi"})
 """The formats with a fast path: those read by the serde codec (``phi_wire.serde``), whose every
 check beyond the models' a compact document in one key order cannot fail (see ``_pattern``), and
 Operator-Use, read by pydantic's lax ``validate_json`` itself, which accepts every document the
@@ -111,19 +111,37 @@ class SessionFilePath:
     """Characters ``str.splitlines`` breaks a line at that a JSON string may hold raw (U+0085,
     U+2028, U+2029; the other ones are control characters, which no vouched line holds raw)."""
 
-    def __init__(self, entries: FastPath, header: FastPath) -> None:
+    def __init__(
+        self,
+        entries: FastPath,
+        header: FastPath,
+        header_start: bytes = b"",
+        breaks: tuple[bytes, ...] = SPLITLINES_BREAKS,
+        header_an_entry: bool = True,
+    ) -> None:
         self.entries = entries
         self.header = header
+        self.header_start = header_start
+        """What the header line must start with (pi's: ``{"type":"session","version":3,``, a
+        header its reader migrates nothing after)."""
+        self.breaks = breaks
+        """The characters besides ``\\n`` the reader splits lines at (pi's, which splits at
+        ``\\n`` only: none)."""
+        self.header_an_entry = header_an_entry
+        """Whether the entries' expression must match the header line too (pi's must not: a
+        second header is an error there)."""
 
     def vouches(self, document: bytes) -> bool:
         """Whether the whole session file is surely read with no line skipped."""
         first_end = document.find(b"\n")
         first = document if first_end == -1 else document[: first_end + 1]
-        if not self.header.vouches_line(first):
+        if not first.startswith(self.header_start) or not self.header.vouches_line(first):
             return False
-        if any(mark in document for mark in self.SPLITLINES_BREAKS):
+        if any(mark in document for mark in self.breaks):
             return False
-        return not self.entries.unmatched(document)
+        return not self.entries.unmatched(
+            document if self.header_an_entry else document[len(first) :]
+        )
 
 
 def fast_path(
