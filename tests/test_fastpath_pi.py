@@ -31,7 +31,7 @@ from phi_wire.fastpath import _cache, fast_path
 from phi_wire.formats import find
 from phi_wire.validate import _fastpath, _judge, validate
 from phi_wire.validate._fastpath import session_file_path
-from phi_wire.validate._fastpath_pi import also_read_as
+from phi_wire.validate._fastpath_pi import also_read_as, always_claimed
 from phi_wire.validate._formats import reader
 
 FORMAT = "pi"
@@ -156,9 +156,8 @@ def test_the_lines_pi_writes_take_the_fast_path(version: str) -> None:
     events = path_for(version, "AgentEvent")
     lines = stream_lines(version)
     vouched = [line for line in lines if events.vouches_line(line)]
-    headers = [line for line in lines if line.startswith(b'{"type":"session"')]
-    responses = [line for line in lines if line.startswith(b'{"id":')]  # RpcResponse: recursive
-    assert len(vouched) == len(lines) - len(headers) - len(responses)
+    responses = [line for line in lines if line.startswith(b'{"id":')]  # RpcResponse: not named
+    assert len(vouched) == len(lines) - len(responses)  # by the recogniser whatever its keys
     assert sum(whole_path(version).vouches(s.read_bytes()) for s in session_files(version)) >= 8
 
 
@@ -320,13 +319,18 @@ def test_a_session_file_pi_would_change_or_skip_lines_of_is_judged_exactly(versi
 
 
 def test_only_types_the_recogniser_names_join_a_file_of_events() -> None:
-    """An ``AgentEvent`` file's expression takes pi-ai's ``AssistantMessageEvent`` (its lines are
-    read as that, their shape's type), not the CLI's delta-only events (read as another type);
-    ``--type AgentEvent``'s does not (its lines are read as that type only)."""
+    """An ``AgentEvent`` file's expression takes pi-ai's ``AssistantMessageEvent`` and the CLI's
+    session header (its lines are read as that, their shape's type), not the CLI's delta-only
+    events (read as another type), nor an RPC response (one without ``command`` or ``id`` would
+    not be named one); ``--type AgentEvent``'s takes none (its lines are read as that only)."""
     for version in RELEASES:
-        assert also_read_as(find(version, FORMAT).load(), "AgentEvent") == ["AssistantMessageEvent"]
+        found = also_read_as(find(version, FORMAT).load(), "AgentEvent")
+        assert found == ["AssistantMessageEvent", "SessionHeader"]
     module = find("1.5", FORMAT).load()
     assert also_read_as(module, "AgentMessage") == []
+    assert always_claimed(module.AssistantMessageEvent, "AssistantMessageEvent")
+    assert not always_claimed(module.JsonAssistantMessageEvent, "AssistantMessageEvent")
+    assert not always_claimed(module.RpcResponse, "RpcResponse")
     events = path_for("1.5", "AgentEvent")
     cli = next(line for line in stream_lines("1.5") if b'"assistantMessageEvent":{' in line)
     delta = json.loads(cli)["assistantMessageEvent"]

@@ -1,6 +1,6 @@
 """``phi_wire.fastpath``: one regular expression, compiled from the models, that vouches for the
-documents phi-core writes (and clark-agent's and Operator-Use's: ``FORMATS``), at C speed and with
-no Python work per document.
+documents phi-core writes (and clark-agent's, Operator-Use's and pi's: ``FORMATS``), at C speed
+and with no Python work per document.
 
 The expression (``_pattern``) is compiled from a wire type's own pydantic-core schema and matches
 only a *subset* of what ``loads`` accepts: the compact form phi-core writes. A document it matches
@@ -13,8 +13,9 @@ verdict (``_cache``, ``_private``).
 
 A format's reader decides what the expression may take: serde's (phi-core, clark-agent: its
 borrowed strings without escapes) or pydantic's lax one (Operator-Use: any number form that stays
-finite, ``dict`` fields); a whole Operator-Use session file is vouched for line by line, its
-header first (``SessionFilePath``).
+finite, ``dict`` fields) or ``JSON.parse``'s followed by pi's models (pi: ``_js``); a whole
+Operator-Use or pi session file is vouched for line by line, its header first
+(``SessionFilePath``).
 
 Used by ``phi_wire.validate`` (which lines of a file need ``loads``: ``fast_path``) and by
 ``loads`` itself (``document_expression``), whose expression is compiled with exact values
@@ -50,7 +51,8 @@ FORMATS = frozenset({"phi-core", "clark-agent", "operator-use", "pi"})
 """The formats with a fast path: those read by the serde codec (``phi_wire.serde``), whose every
 check beyond the models' a compact document in one key order cannot fail (see ``_pattern``), and
 Operator-Use, read by pydantic's lax ``validate_json`` itself, which accepts every document the
-model's schema does."""
+model's schema does; and pi, read by ``JSON.parse`` then validated by its models in Python
+(``_js``: what that reader takes beyond the models, and refuses)."""
 
 Detect = Callable[[Collection[str], Collection[str]], str | None]
 """How documents' types are told apart: from a type's required and optional keys, the type every
@@ -104,8 +106,9 @@ class FastPath:
 
 class SessionFilePath:
     """Vouches for a whole session file read as one document (Operator-Use's
-    ``read_session_file``: ``str.splitlines``, each line an entry, the header first): every line
-    one its entries' expression vouches for, the first one its header's."""
+    ``read_session_file``: ``str.splitlines``, each line an entry, the header first; pi's
+    ``SessionManager.open()``: split at ``\\n``, the header apart): every line one its entries'
+    expression vouches for, the first one its header's."""
 
     SPLITLINES_BREAKS = (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
     """Characters ``str.splitlines`` breaks a line at that a JSON string may hold raw (U+0085,

@@ -19,7 +19,10 @@ value serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integ
 digits, decimals of at most 15 digits and no exponent) and every timestamp is already in chrono's
 canonical form (``Timestamp``'s validator would return it unchanged), so pydantic-core's result on
 the document as it is *is* ``loads``' result. That expression matches one document (``loads`` is
-given one), with its line ending if any, rather than a run of lines."""
+given one), with its line ending if any, rather than a run of lines.
+
+For pi (``JS_FORMATS``), read by ``JSON.parse`` and then its models, ``_js`` says what changes:
+numbers, strings, nulls, and where optional keys may come (``_objects``)."""
 
 from __future__ import annotations
 
@@ -431,20 +434,32 @@ def _type_seqs(
     several types share are written once in their union) and its documents' key sets."""
     compiler = _Compiler(exact_values, lax, js)
     schema: dict[str, Any] = dict(adapter(tp).core_schema)
-    seqs = _variants(compiler, schema) if js else [compiler.compile(schema, sorted_keys=False)]
-    return seqs, compiler.key_sets(schema)
+    if js:  # no detection for pi: its key sets are not looked at (None: as if not an object)
+        return _variants(compiler, schema), [None]
+    return [compiler.compile(schema, sorted_keys=False)], compiler.key_sets(schema)
 
 
 def _variants(compiler: _Compiler, schema: dict[str, Any], tag: str | None = None) -> list[Seq]:
-    """The expressions of a schema's variants: of each choice of its (tagged) unions."""
+    """The expressions of a schema's variants: of each choice of its (tagged) unions that can be
+    expressed (a union's documents are those of its variants: leaving one out leaves its
+    documents to ``loads``); ``Unsupported`` when none can."""
     resolved = compiler.resolve(schema)
     if resolved["type"] == "tagged-union" and isinstance(resolved["discriminator"], str):
         tag = resolved["discriminator"]
-        return [seq for c in resolved["choices"].values() for seq in _variants(compiler, c, tag)]
-    if resolved["type"] == "union" and tag is None:
+        choices = list(resolved["choices"].values())
+    elif resolved["type"] == "union" and tag is None:
         choices = [c if isinstance(c, dict) else c[0] for c in resolved["choices"]]
-        return [seq for choice in choices for seq in _variants(compiler, choice)]
-    return [compiler.compile(schema, sorted_keys=False, tag=tag)]
+    else:
+        return [compiler.compile(schema, sorted_keys=False, tag=tag)]
+    found: list[Seq] = []
+    for choice in choices:
+        try:
+            found += _variants(compiler, choice, tag)
+        except Unsupported:
+            compiler.expanding.clear()  # a recursive type left its references open
+    if not found:
+        raise Unsupported(f"no variant of {resolved['type']} can be expressed")
+    return found
 
 
 def _lines_pattern(document: bytes) -> bytes:

@@ -184,7 +184,9 @@ def chunk_fast_path(
     Operator-Use (by pydantic's lax reader): the expression of the one type its JSONL file's
     first lines are (which ``_as`` reads every line as first), or of the type --type names with
     --format; an Operator-Use session file read whole (``SessionFile``, a JSONL type: never a
-    line's expression): ``SessionFilePath``."""
+    line's expression): ``SessionFilePath``. pi (``JSON.parse``, then its models) likewise, a
+    file's lines by the expression of its type, the wider ones and the types of its other lines
+    pi's recogniser surely names (``_fastpath_pi``); a session file whole, as pi opens it."""
     if settings.strict:
         return None, None
     home = settings.format == HOME_FORMAT or (

@@ -18,16 +18,20 @@ from typing_extensions import TypeAliasType
 from phi_wire.formats.pi.base import JsModel
 from phi_wire.formats.pi.recognise import claim
 
-__all__ = ["ALSO", "also_read_as"]
+__all__ = ["ALSO", "also_read_as", "always_claimed"]
 
-ALSO = {"AgentEvent": ("AssistantMessageEvent",)}
+ALSO = {"AgentEvent": ("AssistantMessageEvent", "SessionHeader")}
 """Per type a pi JSONL file's first lines have, the other types its lines often are (a stream
-file of the agent loop holds pi-ai's provider events too)."""
+file of the agent loop holds pi-ai's provider events too, the CLI's its session header)."""
 
 MOST_OPTIONAL_KEYS = 12
 """A variant with more optional keys is not checked (2^12 sets of keys): its type is left out."""
 
-_TIMES = (None, "2026-01-01T00:00:00.000Z")
+_ISO_TIME = "2026-01-01T00:00:00.000Z"
+_TIMES = (None, _ISO_TIME)
+ISO_TIMESTAMP = "ISOTimestamp"
+"""pi's type of an ISO time string (its pattern the expression enforces, ``_js``): a field of it
+holds one, never another value (known by its name: another type gets both values tried)."""
 
 
 def also_read_as(module: ModuleType, name: str) -> list[str]:
@@ -36,7 +40,7 @@ def also_read_as(module: ModuleType, name: str) -> list[str]:
     return [
         other
         for other in ALSO.get(name, ())
-        if hasattr(module, other) and _always_claimed(getattr(module, other), other)
+        if hasattr(module, other) and always_claimed(getattr(module, other), other)
     ]
 
 
@@ -57,7 +61,7 @@ def _variants(tp: Any) -> list[type[JsModel]] | None:
     return found
 
 
-def _always_claimed(tp: Any, name: str) -> bool:
+def always_claimed(tp: Any, name: str) -> bool:
     variants = _variants(tp)
     if not variants:
         return False
@@ -70,10 +74,13 @@ def _always_claimed(tp: Any, name: str) -> bool:
         optional = [key for key in fields if key not in required]
         if len(optional) > MOST_OPTIONAL_KEYS:
             return False
+        stamp = fields.get("timestamp")
+        iso = stamp is not None and getattr(stamp.annotation, "__name__", "") == ISO_TIMESTAMP
+        times = (_ISO_TIME,) if iso else _TIMES
         for value in get_args(tag.annotation):
             for size in range(len(optional) + 1):
                 for chosen in combinations(optional, size):
-                    for time in _TIMES:
+                    for time in times:
                         document: dict[str, Any] = dict.fromkeys([*required, *chosen])
                         document["type"] = value
                         if "timestamp" in document:
