@@ -31,11 +31,13 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from ._compact import compact
+from ._js import TAG_KEY as JS_TAG_KEY
 from ._probes import probes_key
 from ._utf8 import is_utf8, lines_not_utf8
 
 __all__ = [
     "FORMATS",
+    "JS_TAG_KEY",
     "Detect",
     "FastPath",
     "SessionFilePath",

@@ -22,6 +22,7 @@ __all__ = [
     "JS_VALUE_DEPTH",
     "NOT_NULL",
     "SURELY_NOT_NULL",
+    "TAG_KEY",
     "constrained_string",
     "nullable_keys",
     "post_init_cannot_fail",
@@ -29,6 +30,10 @@ __all__ = [
 
 PI_BASE = "phi_wire.formats.pi.base"
 """The module of pi's models' base (``JsModel``, ``wire_keys``)."""
+
+TAG_KEY = "type"
+"""pi objects' tag, which pi always writes: the expression takes it as required, whatever its
+model's default (so that what names a document's type is always there: ``phi_wire.validate``)."""
 
 JS_FORMATS = frozenset({"pi"})
 """Formats read by ``JSON.parse`` and validated in Python (pi): a repeated key is no error there

@@ -48,6 +48,7 @@ from ._js import (
     JS_VALUE_DEPTH,
     NOT_NULL,
     SURELY_NOT_NULL,
+    TAG_KEY,
     constrained_string,
     nullable_keys,
     post_init_cannot_fail,
@@ -362,8 +363,8 @@ class _Compiler:
             if alias is not None and not isinstance(alias, str):
                 raise Unsupported("alias path")
             value = field["schema"]
-            required = value["type"] != "default"
-            if not required:
+            required = value["type"] != "default" or (self.js and (alias or name) == TAG_KEY)
+            if value["type"] == "default":
                 value = value["schema"]
             if _borrowed(field):
                 if self.resolve(value)["type"] != "str":

@@ -15,14 +15,16 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from typing_extensions import TypeAliasType
 
+from phi_wire.fastpath import JS_TAG_KEY
 from phi_wire.formats.pi.base import JsModel
 from phi_wire.formats.pi.recognise import claim
 
 __all__ = ["ALSO", "also_read_as", "always_claimed"]
 
-ALSO = {"AgentEvent": ("AssistantMessageEvent", "SessionHeader")}
+ALSO = {"AgentEvent": ("AssistantMessageEvent", "SessionHeader", "RpcResponse")}
 """Per type a pi JSONL file's first lines have, the other types its lines often are (a stream
-file of the agent loop holds pi-ai's provider events too, the CLI's its session header)."""
+file of the agent loop holds pi-ai's provider events too, the CLI's its session header and its
+RPC responses)."""
 
 MOST_OPTIONAL_KEYS = 12
 """A variant with more optional keys is not checked (2^12 sets of keys): its type is left out."""
@@ -44,17 +46,23 @@ def also_read_as(module: ModuleType, name: str) -> list[str]:
     ]
 
 
-def _variants(tp: Any) -> list[type[JsModel]] | None:
-    """The model classes of a union type (None: something else is in it)."""
+def _variants(tp: Any, tag: str | None = None) -> list[tuple[type[JsModel], str | None]] | None:
+    """The model classes of a union type, each with the discriminator of the tagged union it is
+    a choice of, the innermost (the expression requires that key); None: something else is in
+    it."""
     if isinstance(tp, TypeAliasType):
-        return _variants(tp.__value__)
+        return _variants(tp.__value__, tag)
     if get_origin(tp) is Annotated:
-        return _variants(get_args(tp)[0])
+        inner, *metadata = get_args(tp)
+        for item in metadata:
+            marked = getattr(item, "discriminator", None)
+            tag = marked if isinstance(marked, str) else tag
+        return _variants(inner, tag)
     if isinstance(tp, type) and issubclass(tp, JsModel):
-        return [tp]
-    found: list[type[JsModel]] = []
+        return [(tp, tag)]
+    found: list[tuple[type[JsModel], str | None]] = []
     for arm in get_args(tp) if get_origin(tp) in (Union, UnionType) else [None]:
-        inner = _variants(arm) if arm is not None else None
+        inner = _variants(arm, tag) if arm is not None else None
         if inner is None:
             return None
         found += inner
@@ -62,15 +70,19 @@ def _variants(tp: Any) -> list[type[JsModel]] | None:
 
 
 def always_claimed(tp: Any, name: str) -> bool:
+    """Whether pi's recogniser names every document of ``tp`` the expression can match ``name``:
+    the keys it may have are the required ones (pydantic's, the tag ``JS_TAG_KEY`` and the
+    discriminator of its tagged union), and any set of the others."""
     variants = _variants(tp)
     if not variants:
         return False
-    for cls in variants:
-        tag = cls.model_fields.get("type")
+    for cls, discriminator in variants:
+        tag = cls.model_fields.get(JS_TAG_KEY)
         if tag is None or get_origin(tag.annotation) is not Literal:
             return False
         fields = {field.alias or key: field for key, field in cls.model_fields.items()}
-        required = [key for key, field in fields.items() if field.is_required() or key == "type"]
+        forced = {JS_TAG_KEY, discriminator}
+        required = [key for key, field in fields.items() if field.is_required() or key in forced]
         optional = [key for key in fields if key not in required]
         if len(optional) > MOST_OPTIONAL_KEYS:
             return False
@@ -82,7 +94,7 @@ def always_claimed(tp: Any, name: str) -> bool:
                 for chosen in combinations(optional, size):
                     for time in times:
                         document: dict[str, Any] = dict.fromkeys([*required, *chosen])
-                        document["type"] = value
+                        document[JS_TAG_KEY] = value
                         if "timestamp" in document:
                             document["timestamp"] = time
                         found = claim(document)
