@@ -1,6 +1,6 @@
 """``phi_wire.fastpath``: one regular expression, compiled from the models, that vouches for the
-documents phi-core writes (and clark-agent's and Operator-Use's: ``FORMATS``), at C speed and with
-no Python work per document.
+documents phi-core writes (and clark-agent's, Operator-Use's and pi's: ``FORMATS``), at C speed
+and with no Python work per document.
 
 The expression (``_pattern``) is compiled from a wire type's own pydantic-core schema and matches
 only a *subset* of what ``loads`` accepts: the compact form phi-core writes. A document it matches
@@ -13,8 +13,9 @@ verdict (``_cache``, ``_private``).
 
 A format's reader decides what the expression may take: serde's (phi-core, clark-agent: its
 borrowed strings without escapes) or pydantic's lax one (Operator-Use: any number form that stays
-finite, ``dict`` fields); a whole Operator-Use session file is vouched for line by line, its
-header first (``SessionFilePath``). ``--strict`` has its own for phi-core's whole documents
+finite, ``dict`` fields) or ``JSON.parse``'s followed by pi's models (pi: ``_js``); a whole
+Operator-Use or pi session file is vouched for line by line, its header first
+(``SessionFilePath``). ``--strict`` has its own for phi-core's whole documents
 (``CanonicalPath``): the expression narrowed to what phi-core writes (``_canonical``), matched on
 a document laid out as serde_json's pretty writer lays it out (``_pretty``).
 
@@ -36,6 +37,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from ._compact import compact
+from ._js import TAG_KEY as JS_TAG_KEY
 from ._pretty import is_pretty
 from ._probes import probes_key
 from ._strict import CanonicalPath, canonical_path
@@ -43,6 +45,7 @@ from ._utf8 import is_utf8, lines_not_utf8
 
 __all__ = [
     "FORMATS",
+    "JS_TAG_KEY",
     "CanonicalPath",
     "Detect",
     "FastPath",
@@ -58,11 +61,12 @@ __all__ = [
     "write_shipped",
 ]
 
-FORMATS = frozenset({"phi-core", "clark-agent", "operator-use"})
+FORMATS = frozenset({"phi-core", "clark-agent", "operator-use", "pi"})
 """The formats with a fast path: those read by the serde codec (``phi_wire.serde``), whose every
 check beyond the models' a compact document in one key order cannot fail (see ``_pattern``), and
 Operator-Use, read by pydantic's lax ``validate_json`` itself, which accepts every document the
-model's schema does."""
+model's schema does; and pi, read by ``JSON.parse`` then validated by its models in Python
+(``_js``: what that reader takes beyond the models, and refuses)."""
 
 Detect = Callable[[Collection[str], Collection[str]], str | None]
 """How documents' types are told apart: from a type's required and optional keys, the type every
@@ -116,26 +120,45 @@ class FastPath:
 
 class SessionFilePath:
     """Vouches for a whole session file read as one document (Operator-Use's
-    ``read_session_file``: ``str.splitlines``, each line an entry, the header first): every line
-    one its entries' expression vouches for, the first one its header's."""
+    ``read_session_file``: ``str.splitlines``, each line an entry, the header first; pi's
+    ``SessionManager.open()``: split at ``\\n``, the header apart): every line one its entries'
+    expression vouches for, the first one its header's."""
 
     SPLITLINES_BREAKS = (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
     """Characters ``str.splitlines`` breaks a line at that a JSON string may hold raw (U+0085,
     U+2028, U+2029; the other ones are control characters, which no vouched line holds raw)."""
 
-    def __init__(self, entries: FastPath, header: FastPath) -> None:
+    def __init__(
+        self,
+        entries: FastPath,
+        header: FastPath,
+        header_start: bytes = b"",
+        breaks: tuple[bytes, ...] = SPLITLINES_BREAKS,
+        header_an_entry: bool = True,
+    ) -> None:
         self.entries = entries
         self.header = header
+        self.header_start = header_start
+        """What the header line must start with (pi's: ``{"type":"session","version":3,``, a
+        header its reader migrates nothing after)."""
+        self.breaks = breaks
+        """The characters besides ``\\n`` the reader splits lines at (pi's, which splits at
+        ``\\n`` only: none)."""
+        self.header_an_entry = header_an_entry
+        """Whether the entries' expression must match the header line too (pi's must not: a
+        second header is an error there)."""
 
     def vouches(self, document: bytes) -> bool:
         """Whether the whole session file is surely read with no line skipped."""
         first_end = document.find(b"\n")
         first = document if first_end == -1 else document[: first_end + 1]
-        if not self.header.vouches_line(first):
+        if not first.startswith(self.header_start) or not self.header.vouches_line(first):
             return False
-        if any(mark in document for mark in self.SPLITLINES_BREAKS):
+        if any(mark in document for mark in self.breaks):
             return False
-        return not self.entries.unmatched(document)
+        return not self.entries.unmatched(
+            document if self.header_an_entry else document[len(first) :]
+        )
 
 
 def fast_path(

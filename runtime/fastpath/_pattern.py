@@ -19,14 +19,17 @@ value serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integ
 digits, decimals of at most 15 digits and no exponent) and every timestamp is already in chrono's
 canonical form (``Timestamp``'s validator would return it unchanged), so pydantic-core's result on
 the document as it is *is* ``loads``' result. That expression matches one document (``loads`` is
-given one), with its line ending if any, rather than a run of lines."""
+given one), with its line ending if any, rather than a run of lines.
+
+For pi (``JS_FORMATS``), read by ``JSON.parse`` and then its models, ``_js`` says what changes:
+numbers, strings, nulls, and where optional keys may come (``_objects``)."""
 
 from __future__ import annotations
 
 import functools
 import json
 from collections.abc import Callable, Collection, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from phi_wire.formats import find
 from phi_wire.primitives import (
@@ -38,7 +41,20 @@ from phi_wire.primitives import (
     parsed_as_value,
 )
 
-from ._tokens import Seq, _alt, _group, _lit, _opaque, _render
+from ._js import (
+    JS_FORMATS,
+    JS_INTEGER_DIGITS,
+    JS_STRING,
+    JS_VALUE_DEPTH,
+    NOT_NULL,
+    SURELY_NOT_NULL,
+    TAG_KEY,
+    constrained_string,
+    nullable_keys,
+    post_init_cannot_fail,
+)
+from ._objects import _floating_object, _Member, _object
+from ._tokens import Seq, _alt, _group, _lit, _opaque, _render  # noqa: F401 (tests use it)
 
 __all__ = ["LAX_FORMATS", "Unsupported", "build_pattern"]
 
@@ -136,18 +152,27 @@ def _array(item: bytes) -> bytes:
 
 
 @functools.cache
-def _value(depth: int, number: bytes = _NUMBER) -> bytes:
-    """Any JSON value nested at most ``depth`` arrays/objects deep, its numbers ``number``s."""
-    scalar = rb"(?:" + _STRING + rb"|" + number + rb"|true|false|null)"
-    if depth == 0:
+def _value(
+    depth: int, number: bytes = _NUMBER, string: bytes = _STRING, array_depth: int = 1
+) -> bytes:
+    """Any JSON value nested at most ``depth`` arrays/objects deep, its numbers ``number``s and
+    its strings ``string``s; an array counts ``array_depth`` levels (2: its items are scalars
+    where an object's members may be objects, and the expression grows as Fibonacci's numbers
+    with ``depth``, not as powers of two)."""
+    scalar = rb"(?:" + string + rb"|" + number + rb"|true|false|null)"
+    if depth <= 0:
         return scalar
-    inner = _value(depth - 1, number)
-    member = _STRING + rb":" + inner
+    inner = _value(depth - 1, number, string, array_depth)
+    items = _value(depth - array_depth, number, string, array_depth)
+    member = string + rb":" + inner
     obj = rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}"
-    return rb"(?:" + scalar + rb"|" + _array(inner) + rb"|" + obj + rb")"
+    return rb"(?:" + scalar + rb"|" + _array(items) + rb"|" + obj + rb")"
 
 
-def _integer(schema: dict[str, Any]) -> bytes:
+def _integer(schema: dict[str, Any], most_digits: int | None = None) -> bytes:
+    """Integers in the schema's range (``most_digits``: at most that many digits, too)."""
+    most = 18 if most_digits is None else most_digits
+    cap = 99 if most_digits is None else most_digits  # a bound's own length, not capped
     extra = set(schema) - {"type", "ge", "le", "strict", "ref", "metadata"}
     if extra:
         raise Unsupported(f"int constraints {sorted(extra)}")
@@ -156,10 +181,10 @@ def _integer(schema: dict[str, Any]) -> bytes:
         raise Unsupported("int with a positive lower bound")
     choices = []
     if le is None or le >= 0:
-        digits = 18 if le is None else len(str(le)) - 1  # 10**digits - 1 < le
+        digits = most if le is None else min(cap, len(str(le)) - 1)  # 10**digits - 1 < le
         choices.append(b"0" if digits < 1 else rb"0|[1-9][0-9]{0,%d}" % (digits - 1))
     if ge is None or ge < 0:
-        digits = 18 if ge is None else len(str(-ge)) - 1
+        digits = most if ge is None else min(cap, len(str(-ge)) - 1)
         if digits >= 1:  # never "-0": serde reads it as the float -0.0
             choices.append(rb"-[1-9][0-9]{0,%d}" % (digits - 1))
     if not choices:
@@ -171,44 +196,6 @@ def _literal(value: Any) -> Seq:
     if value is None or isinstance(value, bool | int | str):
         return _lit(json.dumps(value).encode())
     raise Unsupported(f"literal {value!r}")
-
-
-class _Member(NamedTuple):
-    key: str
-    value: Seq
-    required: bool
-
-    def seq(self, comma: bool) -> Seq:
-        return _lit(b"," * comma + json.dumps(self.key).encode() + b":") + self.value
-
-
-def _optional(seq: Seq) -> Seq:
-    # (?:X|), not (?:X)?: the same language, tried in the same order, but CPython's engine runs a
-    # branch without the bookkeeping of a repeat (some 10% less time for phi-core's events)
-    return (b"(?:" + _render(seq) + b"|)",)
-
-
-def _object(members: list[_Member]) -> Seq:
-    """An object with ``members`` in this order; optional ones may be absent."""
-    if not members:
-        return _lit(b"{}")
-    first = next((index for index, member in enumerate(members) if member.required), None)
-    if first is None:  # all optional: one alternative per member that may come first
-        alternatives = [
-            members[start].seq(comma=False)
-            + tuple(
-                token for member in members[start + 1 :] for token in _optional(member.seq(True))
-            )
-            for start in range(len(members))
-        ]
-        return _lit(b"{") + _alt([*alternatives, ()]) + _lit(b"}")
-    seq: Seq = _lit(b"{")
-    for member in members[:first]:
-        seq += _optional(member.seq(comma=False) + _lit(b","))
-    seq += members[first].seq(comma=False)
-    for member in members[first + 1 :]:
-        seq += member.seq(comma=True) if member.required else _optional(member.seq(comma=True))
-    return seq + _lit(b"}")
 
 
 def _function(schema: dict[str, Any]) -> Any:
@@ -227,13 +214,20 @@ def _sorts_keys(schema: dict[str, Any]) -> bool:
 class _Compiler:
     """Turns a pydantic-core schema into a pattern (as a token sequence)."""
 
-    def __init__(self, exact_values: bool = False, lax: bool = False) -> None:
+    def __init__(self, exact_values: bool = False, lax: bool = False, js: bool = False) -> None:
+        self.js = js
+        """``JSON.parse``'s reader (``JS_FORMATS``, see ``_js``): numbers as doubles, ``dict``
+        schemas expressed, ``null`` only for the keys pi's type allows it."""
         self.lax = lax
         """A pydantic lax reader's (``LAX_FORMATS``): ``dict`` schemas are expressed (any keys,
         each value of the values' schema; a repeated key is no error there, the last wins), and
         numbers may have an exponent (of at most two digits: never read as an infinity). serde's
         readers get neither (their maps' repeated keys and exponents are not looked at here)."""
-        self.number = _EXACT_NUMBER if exact_values else _LAX_NUMBER if lax else _NUMBER
+        self.number = _EXACT_NUMBER if exact_values else _LAX_NUMBER if lax or js else _NUMBER
+        self.integer_digits = JS_INTEGER_DIGITS if js else None
+        self.value_depth = JS_VALUE_DEPTH if js else VALUE_DEPTH
+        self.string = JS_STRING if js else _STRING
+        self.array_depth = 2 if js else 1
         self.timestamp = _EXACT_TIMESTAMP if exact_values else _TIMESTAMP
         self.definitions: dict[str, dict[str, Any]] = {}
         self.expanding: list[str] = []
@@ -298,7 +292,7 @@ class _Compiler:
             members = self.fields(schema, sorted_keys)
             if tag is not None:  # the discriminator must be there, whatever its default
                 members = [_Member(m.key, m.value, m.required or m.key == tag) for m in members]
-            return _object(members)
+            return _floating_object(members) if self.js else _object(members)
         if tag is not None:
             raise Unsupported(f"tagged-union choice of type {kind}")
         return self.compile_value(schema, kind, sorted_keys)
@@ -306,17 +300,19 @@ class _Compiler:
     def compile_value(self, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Seq:
         plain = not set(schema) - {"type", "strict", "ref", "metadata", "serialization"}
         if kind == "str" and plain:
-            return _opaque(_STRING)
+            return _opaque(self.string)
+        if kind == "str" and self.js and constrained_string(schema) is not None:
+            return _opaque(constrained_string(schema) or b"")
         if kind == "float" and plain:
             return _opaque(rb"(?:" + self.number + rb")")
         if kind == "int":
-            return _opaque(_integer(schema))
+            return _opaque(_integer(schema, self.integer_digits))
         if kind == "bool":
             return _alt([_lit(b"true"), _lit(b"false")])
         if kind == "none":
             return _lit(b"null")
         if kind == "any":
-            return _opaque(_value(VALUE_DEPTH, self.number))
+            return _opaque(_value(self.value_depth, self.number, self.string, self.array_depth))
         if kind == "literal":
             return _alt([_literal(value) for value in schema["expected"]])
         if kind == "enum" and schema.get("sub_type") == "str":
@@ -331,12 +327,12 @@ class _Compiler:
         if kind == "union":
             choices = [c if isinstance(c, dict) else c[0] for c in schema["choices"]]
             return _alt([self.compile(choice, sorted_keys) for choice in choices])
-        if kind == "dict" and self.lax and not set(schema) - _DICT_KEYS:
+        if kind == "dict" and (self.lax or self.js) and not set(schema) - _DICT_KEYS:
             keys = self.resolve(schema.get("keys_schema", {"type": "any"}))
             if keys["type"] not in {"str", "any"} or set(keys) - {"type", "metadata", "ref"}:
                 raise Unsupported("dict keys other than plain strings")
             values = schema.get("values_schema", {"type": "any"})
-            member = _STRING + b":" + _group(self.compile(values, sorted_keys))
+            member = self.string + b":" + _group(self.compile(values, sorted_keys))
             return _opaque(rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}")
         if kind == "tagged-union" and isinstance(schema["discriminator"], str):
             tag = schema["discriminator"]
@@ -352,30 +348,49 @@ class _Compiler:
         raise Unsupported(f"schema {kind} {sorted(schema)}")
 
     def fields(self, schema: dict[str, Any], sorted_keys: bool) -> list[_Member]:
-        if schema.get("custom_init") or schema.get("root_model") or schema.get("post_init"):
+        post_init = schema.get("post_init") and not (
+            self.js and post_init_cannot_fail(schema.get("cls"))
+        )
+        if schema.get("custom_init") or schema.get("root_model") or post_init:
             raise Unsupported(f"model {schema.get('cls')} with custom construction")
         inner = schema["schema"]
         if inner["type"] != "model-fields":
             raise Unsupported(f"model around {inner['type']}")
+        nullable = nullable_keys(schema.get("cls")) if self.js else None
         members = []
         for name, field in inner["fields"].items():
             alias = field.get("validation_alias")
             if alias is not None and not isinstance(alias, str):
                 raise Unsupported("alias path")
             value = field["schema"]
-            required = value["type"] != "default"
-            if not required:
+            required = value["type"] != "default" or (self.js and (alias or name) == TAG_KEY)
+            if value["type"] == "default":
                 value = value["schema"]
             if _borrowed(field):
                 if self.resolve(value)["type"] != "str":
                     raise Unsupported(f"borrowed field {name} that is not a plain string")
                 seq = _opaque(_BORROWED_STRING)
+            elif nullable is not None and not nullable.get(alias or name, False):
+                seq = self.not_null(value, sorted_keys)
             else:
                 seq = self.compile(value, sorted_keys)
             members.append(_Member(alias or name, seq, required))
         if sorted_keys:
             members.sort(key=lambda member: member.key.encode())
         return members
+
+    def not_null(self, schema: dict[str, Any], sorted_keys: bool) -> Seq:
+        """A value of ``schema`` other than ``null`` (pi refuses ``null`` for a key read as
+        absent: ``_js``)."""
+        resolved = self.resolve(schema)
+        if resolved["type"] == "nullable":
+            resolved = self.resolve(resolved["schema"])
+        seq = self.compile(resolved, sorted_keys)
+        if resolved["type"] in SURELY_NOT_NULL or (
+            resolved["type"] == "literal" and None not in resolved["expected"]
+        ):
+            return seq
+        return _opaque(NOT_NULL) + seq
 
 
 def _path(function: Any) -> bool:
@@ -407,12 +422,45 @@ _DICT_KEYS = frozenset({"type", "keys_schema", "values_schema", "strict", "ref",
 
 
 def _type_seq(
-    tp: Any, exact_values: bool = False, lax: bool = False
+    tp: Any, exact_values: bool = False, lax: bool = False, js: bool = False
 ) -> tuple[Seq, list[tuple[frozenset[str], frozenset[str]] | None]]:
-    compiler = _Compiler(exact_values, lax)
+    seqs, key_sets = _type_seqs(tp, exact_values, lax, js)
+    return _alt(seqs), key_sets
+
+
+def _type_seqs(
+    tp: Any, exact_values: bool = False, lax: bool = False, js: bool = False
+) -> tuple[list[Seq], list[tuple[frozenset[str], frozenset[str]] | None]]:
+    """The expression of ``tp`` (pi's: one per variant of its unions, so that the variants that
+    several types share are written once in their union) and its documents' key sets."""
+    compiler = _Compiler(exact_values, lax, js)
     schema: dict[str, Any] = dict(adapter(tp).core_schema)
-    seq = compiler.compile(schema, sorted_keys=False)
-    return seq, compiler.key_sets(schema)
+    if js:  # no detection for pi: its key sets are not looked at (None: as if not an object)
+        return _variants(compiler, schema), [None]
+    return [compiler.compile(schema, sorted_keys=False)], compiler.key_sets(schema)
+
+
+def _variants(compiler: _Compiler, schema: dict[str, Any], tag: str | None = None) -> list[Seq]:
+    """The expressions of a schema's variants: of each choice of its (tagged) unions that can be
+    expressed (a union's documents are those of its variants: leaving one out leaves its
+    documents to ``loads``); ``Unsupported`` when none can."""
+    resolved = compiler.resolve(schema)
+    if resolved["type"] == "tagged-union" and isinstance(resolved["discriminator"], str):
+        tag = resolved["discriminator"]
+        choices = list(resolved["choices"].values())
+    elif resolved["type"] == "union" and tag is None:
+        choices = [c if isinstance(c, dict) else c[0] for c in resolved["choices"]]
+    else:
+        return [compiler.compile(schema, sorted_keys=False, tag=tag)]
+    found: list[Seq] = []
+    for choice in choices:
+        try:
+            found += _variants(compiler, choice, tag)
+        except Unsupported:
+            compiler.expanding.clear()  # a recursive type left its references open
+    if not found:
+        raise Unsupported(f"no variant of {resolved['type']} can be expressed")
+    return found
 
 
 def _lines_pattern(document: bytes) -> bytes:
@@ -435,12 +483,14 @@ def build_pattern(
     seqs = []
     for name in types:
         try:
-            seq, key_sets = _type_seq(getattr(wire, name), exact_values, format in LAX_FORMATS)
+            found, key_sets = _type_seqs(
+                getattr(wire, name), exact_values, format in LAX_FORMATS, format in JS_FORMATS
+            )
         except Unsupported:
             continue
         if detect is not None and any(keys is None or detect(*keys) != name for keys in key_sets):
             continue  # a document of this type could be detected as another one
-        seqs.append(seq)
+        seqs += found
     if not seqs:
         return b""
     document = _group(_alt(seqs))

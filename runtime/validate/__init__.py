@@ -20,7 +20,7 @@ takes the format its folder's files show most (``_folder``), and the others that
 Under a folder, ``include``/``exclude`` patterns choose the files (``_select``). Each document is
 judged exactly as its format's ``loads`` judges it (``_judge``, ``_formats``; with ``strict``, also
 whether the implementation would write it so), its type detected from its keys unless ``type`` names
-one; a phi-core, clark-agent or Operator-Use document may be vouched for by the fast path
+one; a phi-core, clark-agent, Operator-Use or pi document may be vouched for by the fast path
 (``_fastpath`` over ``phi_wire.fastpath``), which can make a run slower, never change a verdict.
 Lines are located in one pass per document (``_locate``). ``jobs`` > 1 spreads the work over
 processes (``_parallel``). The ``phi-wire validate`` command (``phi_wire.cli``) prints the records

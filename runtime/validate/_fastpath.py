@@ -18,6 +18,7 @@ from phi_wire.fastpath import (
     fast_path,
 )
 from phi_wire.formats.phi_core.recognise import detected_as
+from phi_wire.formats.pi import recognise as pi
 from phi_wire.recognise import Recognised
 
 from ._formats import reader
@@ -54,11 +55,20 @@ AUTO_DOCUMENT_TYPES = ("Session",)
 (``save_session``, pretty)."""
 
 
-SESSION_FILE_TYPES = {"operator-use": ("SessionHeader", "SessionFileEntry")}
+SESSION_FILE_TYPES = {
+    "operator-use": ("SessionHeader", "SessionFileEntry"),
+    "pi": ("SessionHeader", "SessionEntry"),
+}
 """Formats whose session files (JSONL read whole) the fast path vouches for: their header's and
 their entries' types."""
+PI_SESSION_FILE_NAMES = {"pi": ("Session",)}
+"""What --type names a whole session file as besides ``SessionFile`` (pi: ``Session``)."""
+PI_SESSION_HEADER_START = b'{"type":"session","version":3,'
+"""How a pi session file's header line starts when ``SessionManager.open()`` migrates nothing
+(version 3, written second by pi; the expression takes every key once, so this is its version)."""
 
-_FAST: dict[tuple[str, str, str | None, bool], FastPath | None] = {}
+_FAST: dict[tuple[str | bool | None, ...], FastPath | None] = {}
+"""Per (format, version, type, lines[, "shaped"]): the fast path loaded, or None."""
 _STRICT: dict[tuple[str, str | None], CanonicalPath | None] = {}
 
 
@@ -68,20 +78,25 @@ def fast_path_for(
     build: bool = False,
     lines: bool = True,
     format: str = HOME_FORMAT,
+    shaped: bool = False,
 ) -> FastPath | None:
     """The fast path for this version and --type, for JSONL lines or for whole .json documents:
     once per process (forked workers inherit it), from the cache, or built when ``build`` (worth
     its second of compiling on big inputs). A format other than phi-core has one only for one
     type (``forced``: what --type names, or what a file's first lines are), and only when its
-    reader is the serde codec (``FORMATS``); else None."""
+    reader is the serde codec (``FORMATS``); else None. ``shaped``: ``forced`` is what a file's
+    first lines are, so that a line it rejects is read as its own shape's type (pi's)."""
     if format != HOME_FORMAT and (forced is None or format not in FORMATS):
         return None
     if forced is not None:
         lines = True  # one type: the same expression serves both
-    key = (format, version, forced, lines)
+    shaped = shaped and format == "pi"
+    key: tuple[str | bool | None, ...] = (format, version, forced, lines)
+    key += ("shaped",) if shaped else ()
     if key not in _FAST or (_FAST[key] is None and build):
         if forced is not None:
-            _FAST[key] = fast_path(version, [forced], None, build, format)
+            read_as = _read_as(format, version, forced, shaped)
+            _FAST[key] = fast_path(version, read_as, None, build, format)
         else:
             types = AUTO_LINE_TYPES if lines else AUTO_DOCUMENT_TYPES
             _FAST[key] = fast_path(version, types, detected_as, build)
@@ -101,6 +116,20 @@ def strict_path_for(version: str, forced: str | None, build: bool = False) -> Ca
     return _STRICT[key]
 
 
+def _read_as(format: str, version: str, name: str, shaped: bool) -> list[str]:
+    """The types a document read as ``name`` is accepted as: pi reads one its type rejects as the
+    wider types in turn (``WIDER_TYPES``: an ``AgentEvent`` line may be the coding agent's or the
+    CLI's), then, ``shaped``, as its shape's type (``_fastpath_pi``); the others as ``name``."""
+    wider = pi.WIDER_TYPES.get(name, ()) if format == "pi" else ()
+    own = reader(format, version)
+    types = [name, *(other for other in wider if own.has_type(other))]
+    if shaped:  # and the types pi's recogniser surely names its other lines
+        from ._fastpath_pi import also_read_as
+
+        types += also_read_as(own.module, name)
+    return types
+
+
 def session_file_path(format: str, version: str, build: bool = False) -> SessionFilePath | None:
     """The fast path for a whole session file of ``format`` (None: it has none, or it is not
     cached and not ``build``)."""
@@ -109,7 +138,11 @@ def session_file_path(format: str, version: str, build: bool = False) -> Session
         return None
     header = fast_path_for(version, types[0], build, format=format)
     entries = fast_path_for(version, types[1], build, format=format)
-    return None if header is None or entries is None else SessionFilePath(entries, header)
+    if header is None or entries is None:
+        return None
+    if format == "pi":  # read as SessionManager.open() reads: split at \n, the header apart
+        return SessionFilePath(entries, header, PI_SESSION_HEADER_START, (), False)
+    return SessionFilePath(entries, header)
 
 
 def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) -> None:
@@ -137,10 +170,11 @@ def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) ->
                 sizes[planned] = sizes.get(planned, 0) + size
     for (format, version, type_name), size in sizes.items():
         build = size >= FORMAT_BUILD_MIN_BYTES
-        if type_name == "SessionFile":
+        if type_name in ("SessionFile", *PI_SESSION_FILE_NAMES.get(format, ())):
             session_file_path(format, version, build)
-        else:
-            fast_path_for(version, type_name, build, format=format)
+        else:  # a file's type (auto), whose rejected lines are read as their shape's
+            shaped = settings.format == AUTO
+            fast_path_for(version, type_name, build, format=format, shaped=shaped)
 
 
 def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
@@ -173,8 +207,11 @@ def chunk_fast_path(
     Operator-Use (by pydantic's lax reader): the expression of the one type its JSONL file's
     first lines are (which ``_as`` reads every line as first), or of the type --type names with
     --format; an Operator-Use session file read whole (``SessionFile``, a JSONL type: never a
-    line's expression): ``SessionFilePath``. --strict: a phi-core .json document (a session)
-    exactly as phi-core writes it, ``CanonicalPath``; every other document takes the exact path."""
+    line's expression): ``SessionFilePath``. pi (``JSON.parse``, then its models) likewise, a
+    file's lines by the expression of its type, the wider ones and the types of its other lines
+    pi's recogniser surely names (``_fastpath_pi``); a session file whole, as pi opens it.
+    --strict: a phi-core .json document (a session) exactly as phi-core writes it,
+    ``CanonicalPath``; every other document takes the exact path."""
     home = settings.format == HOME_FORMAT or (
         settings.format == AUTO and (plan is None or plan.format == HOME_FORMAT)
     )
@@ -209,7 +246,7 @@ def chunk_fast_path(
         return session, judged
     if not chunk.lines or not own.has_type(plan.type):
         return None, None
-    path = fast_path_for(own.version, plan.type, format=own.format)
+    path = fast_path_for(own.version, plan.type, format=own.format, shaped=True)
     if path is None:
         return None, None
     return path, Judged(own.format, own.version, "", own.label, "recognised", plan.also)

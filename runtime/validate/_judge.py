@@ -1,6 +1,6 @@
 """Judging documents: each one exactly as its format's ``loads`` judges it (phi-core and
 clark-agent: as strictly as their serde; Operator-Use: as its pydantic reads), unless the fast path
-vouches for it (phi-core's, clark-agent's and Operator-Use's: ``_fast_path``); with ``strict``,
+vouches for it (phi-core's, clark-agent's, Operator-Use's and pi's: ``_fastpath``); with ``strict``,
 also whether the implementation would write it so.
 
 Which format: the one given (``--format``), or the one the file's first lines have (a JSONL file:
