@@ -24,14 +24,26 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from phi_wire.errors import WireError
+from phi_wire.fastpath import FastPath
 from phi_wire.formats import FORMATS, HUB, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 from phi_wire.serde import CollectorPaused
 
+from ._fast import (
+    FAST_BUILD_MIN_BYTES,
+    FastConverter,
+    FastUnsupported,
+    dumped,
+    fast_converter,
+    line_path,
+    runs,
+)
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
@@ -225,34 +237,132 @@ def _convert_batches(source: Input, format: str, target: str) -> Converted | Non
     """A JSONL input whose documents each convert on its own, converted ``BATCH`` documents at a
     time (the same documents and losses as converting it whole); None if it has documents of
     several types, or a type that does not convert alone (then it is converted whole)."""
-    module = find(MODULES[format], format).load()
+
+    def alone(kind: str) -> Callable[[list[Any]], Conversion[Any]] | None:
+        if not _converts_alone(format, target, kind):
+            return None
+        return lambda values: convert(values, source=format, target=target, name=source.name)
+
+    batches = Batches(source, format, target, alone, len(source.data) >= FAST_BUILD_MIN_BYTES)
     documents: list[str] = []
     read: list[tuple[str, Loss]] = []
     losses: list[tuple[str, Loss]] = []
-    kind: str | None = None
     for start in range(0, len(source.documents), BATCH):
-        batch = source.documents[start : start + BATCH]
-        values, types, found = _read_documents(source, batch, module, format)
-        kind = kind or types[0]
-        if any(name != kind for name in types) or not _converts_alone(format, target, kind):
+        done = batches.convert(source.documents[start : start + BATCH])
+        if done is None:
             return None
-        try:
-            result = convert(values, source=format, target=target, name=source.name)
-        except UnsupportedConversion as error:
-            raise ConvertError(f"{source.name}: {error}") from None
-        del values
-        written, _, _ = _dumped(result.value, target)
-        documents += written
-        read += found
-        lines = [line for line, _ in batch]
-        for loss in result.losses:
-            where, pointer = _where(source, lines, True, loss.pointer)
-            losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+        documents += done.written
+        read += done.read
+        losses += done.losses
     text = "".join(document + "\n" for document in documents)
     count = len(source.documents)
     return Converted(
         format, target, text, read + losses, count, True, 0, documents, MODULES[target]
     )
+
+
+@dataclass
+class Batch:
+    """One batch converted: its documents as the target writes them (no line end), the losses
+    of reading them and the converter's (each with its ``file:line``), in line order."""
+
+    written: list[str] = field(default_factory=list)
+    read: list[tuple[str, Loss]] = field(default_factory=list)
+    losses: list[tuple[str, Loss]] = field(default_factory=list)
+
+
+class Batches:
+    """Converts a JSONL input's batches one after the other, all of one type (the first
+    document's): each line its source's fast path vouches for by its format folder's dict
+    converter (``_fast``), any other line read by the source's ``loads`` and converted by the
+    model converter that ``converter_for`` gives for the type (None: this type is not converted
+    batch by batch). Runs of consecutive lines go one way or the other, so the documents and
+    losses come in line order, as converting the batch's models would give them."""
+
+    def __init__(
+        self,
+        source: Input,
+        format: str,
+        target: str,
+        converter_for: Callable[[str], Callable[[list[Any]], Conversion[Any]] | None],
+        build: bool,
+    ) -> None:
+        self.source = source
+        self.format = format
+        self.target = target
+        self.module = find(MODULES[format], format).load()
+        self.converter_for = converter_for
+        self.build = build
+        self.kind: str | None = None
+        self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
+        self.path: FastPath | None = None
+        self.fast: FastConverter | None = None
+        self.vouched = 0
+        """The lines converted by the dict converters (the fast path taken)."""
+
+    def _start(self, first: tuple[int, bytes]) -> bool:
+        _, types, _ = _read_documents(self.source, [first], self.module, self.format)
+        self.kind = types[0]
+        self.converter = self.converter_for(self.kind)
+        if self.converter is None:
+            return False
+        self.fast = fast_converter(self.format, self.target, self.kind)
+        if self.fast is not None:
+            self.path = line_path(self.format, MODULES[self.format], self.kind, self.build)
+        return True
+
+    def convert(self, batch: list[tuple[int, bytes]]) -> Batch | None:
+        """One batch converted; None when a document is of another type than the first one's,
+        or the type has no converter here. ``ConvertError`` (one line) at a document that
+        cannot be read or converted."""
+        if self.kind is None and not self._start(batch[0]):
+            return None
+        done = Batch()
+        for vouched, run in runs(batch, self.path if self.fast is not None else None):
+            if vouched and self._fast_run(run, done):
+                continue
+            for part in [[line] for line in run] if vouched and len(run) > 1 else [run]:
+                # a run the dict converter handed back: each line by it, or by the models
+                if not (vouched and self._fast_run(part, done)) and not self._model_run(part, done):
+                    return None
+        return done
+
+    def _fast_run(self, run: list[tuple[int, bytes]], done: Batch) -> bool:
+        """A run of vouched lines by the dict converter; False (nothing done) when it hands a
+        document back."""
+        assert self.fast is not None and self.kind is not None
+        documents = [json.loads(text) for _, text in run]
+        try:
+            converted, losses = self.fast(documents, self.kind)
+        except FastUnsupported:
+            return False
+        done.written += [dumped(document) for document in converted]
+        self._converter_losses(run, losses, done)
+        self.vouched += len(run)
+        return True
+
+    def _model_run(self, run: list[tuple[int, bytes]], done: Batch) -> bool:
+        assert self.converter is not None
+        values, types, read = _read_documents(self.source, run, self.module, self.format)
+        if any(name != self.kind for name in types):
+            return False
+        try:
+            result = self.converter(values)
+        except UnsupportedConversion as error:
+            raise ConvertError(f"{self.source.name}: {error}") from None
+        del values
+        done.written += _dumped(result.value, self.target)[0]
+        done.read += read
+        self._converter_losses(run, result.losses, done)
+        return True
+
+    def _converter_losses(
+        self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
+    ) -> None:
+        lines = [line for line, _ in run]
+        for loss in losses:
+            where, pointer = _where(self.source, lines, True, loss.pointer)
+            done.losses.append((where, Loss(pointer, loss.kind, loss.reason)))
 
 
 def _unread(

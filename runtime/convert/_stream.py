@@ -27,20 +27,20 @@ from typing import IO, Any
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
+from ._fast import FAST_BUILD_MIN_BYTES
 from ._files import (
     MODULES,
+    Batches,
     Converted,
     _converts_alone,
-    _dumped,
     _parsed,
     _read_documents,
     _recognised,
-    _where,
     batch_size,
 )
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._route import convert
-from ._types import Conversion, Loss, UnsupportedConversion
+from ._types import Conversion, Loss
 
 __all__ = ["NotStreamed", "Stream", "streamed"]
 
@@ -88,48 +88,37 @@ class Stream:
         ``convert_input``) at the first document that cannot be, ``NotStreamed`` at a batch of
         another type."""
         module = find(MODULES[self.format], self.format).load()
-        kind: str | None = None
-        converter: Callable[[list[Any]], Conversion[Any]] | None = None
+        size = os.fstat(self.handle.fileno()).st_size
+        batches = Batches(
+            self.source,
+            self.format,
+            self.target,
+            lambda kind: self._converter(kind, module),
+            size >= FAST_BUILD_MIN_BYTES,
+        )
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
                 for batch in _batched(_lines(self.handle), batch_size()):
-                    values, types, read = _read_documents(self.source, batch, module, self.format)
-                    kind = kind or types[0]
-                    if any(name != kind for name in types):
+                    done = batches.convert(batch)
+                    if done is None:
                         raise NotStreamed(self.source.name)
-                    converter = converter or self._converter(kind, module)
-                    try:
-                        result = converter(values)
-                    except UnsupportedConversion as error:
-                        raise ConvertError(f"{self.source.name}: {error}") from None
-                    del values
-                    written, _, _ = _dumped(result.value, self.target)
                     self.documents += len(batch)
-                    self._lost(read, self.read, self.read_counts)
-                    lines = [line for line, _ in batch]
-                    self._lost(
-                        [
-                            (where, Loss(pointer, loss.kind, loss.reason))
-                            for loss in result.losses
-                            for where, pointer in (_where(self.source, lines, True, loss.pointer),)
-                        ],
-                        self.losses,
-                        self.counts,
-                    )
-                    yield written
+                    self._lost(done.read, self.read, self.read_counts)
+                    self._lost(done.losses, self.losses, self.counts)
+                    yield done.written
         finally:
             self.handle.close()
 
-    def _converter(self, kind: str, module: Any) -> Callable[[list[Any]], Conversion[Any]]:
+    def _converter(self, kind: str, module: Any) -> Callable[[list[Any]], Conversion[Any]] | None:
         """What converts each batch: ``convert`` where each document converts alone, a stream
         converter that carries the run's state where the pair has one (clark-agent events to
-        phi-core); ``NotStreamed`` for any other type."""
+        phi-core); None for any other type."""
         name = self.source.name
         if _converts_alone(self.format, self.target, kind):
             return lambda values: convert(values, source=self.format, target=self.target, name=name)
         location = STREAM_CONVERTERS.get((self.format, self.target, kind))
         if location is None:
-            raise NotStreamed(name)
+            return None
         path, _, attribute = location.partition(":")
         made = getattr(importlib.import_module(path), attribute)(self._identity(module))
         stream_converter: Callable[[list[Any]], Conversion[Any]] = made.convert

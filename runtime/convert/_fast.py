@@ -1,0 +1,108 @@
+"""A JSONL line that the source's fast path vouches for (``phi_wire.fastpath``: valid for the
+source's ``loads`` as the batch's type, in its writer's compact form and key order) is converted
+without models: ``json.loads`` gives its dict, a format folder's dict converter builds the
+target's dict in the target writer's key order, and ``json.dumps`` writes exactly the target's
+``dumps`` bytes. Every other line takes the model path, unchanged (its errors and their words
+too).
+
+What a vouched line implies for the losses of reading (``_unread``): no unknown key (the writer's
+form has none). It does not imply that no null is read as absent, nor that a missing timestamp
+is stamped with the time of reading: the dict converters see those themselves and hand such a
+document back (``FastUnsupported``), so it takes the model path.
+
+The dict converters are found in each format's ``convert`` module, in its ``FAST_CONVERTERS``
+table, keyed ``(source, target, type)``. A converter takes the documents (dicts) and the type's
+name and returns the target's dicts and the losses (``phi_wire.convert.Loss``, the model
+converters' pointers, the first token the document's index in the list given); a document it
+cannot convert exactly makes it raise ``FastUnsupported``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from phi_wire.fastpath import FastPath, fast_path
+from phi_wire.formats import FOLDERS, HUB
+
+from ._types import Loss
+
+__all__ = [
+    "FAST_BUILD_MIN_BYTES",
+    "FastConverter",
+    "FastUnsupported",
+    "dumped",
+    "fast_converter",
+    "line_path",
+    "runs",
+]
+
+FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
+"""``(documents, type) -> (target documents, losses)``: the shared contract of dict converters."""
+
+FAST_BUILD_MIN_BYTES = 4 * 1024 * 1024
+"""The inputs from which a fast path not in the cache is built (a second of compiling at most);
+a smaller input uses the cache's entry, if any, else the model path alone."""
+
+
+class FastUnsupported(Exception):
+    """A document a dict converter cannot convert exactly: it takes the model path."""
+
+
+def fast_converter(source: str, target: str, kind: str) -> FastConverter | None:
+    """The dict converter of ``kind`` from ``source`` to ``target`` (one of them the hub), from
+    the other format's ``FAST_CONVERTERS`` table; None: there is none."""
+    other = target if source == HUB else source
+    if HUB not in (source, target) or other not in FOLDERS:
+        return None
+    module = importlib.import_module(f"{FOLDERS[other]}.convert")
+    table: dict[tuple[str, str, str], FastConverter] = getattr(module, "FAST_CONVERTERS", {})
+    return table.get((source, target, kind))
+
+
+_PATHS: dict[tuple[str, str, str], FastPath | None] = {}
+
+
+def line_path(format: str, version: str, kind: str, build: bool) -> FastPath | None:
+    """The fast path for JSONL lines of ``kind`` (once per process; built when ``build`` and not
+    cached). phi-core's vouches only for what its detection takes for ``kind``."""
+    key = (format, version, kind)
+    if key not in _PATHS or (_PATHS[key] is None and build):
+        detect = None
+        if format == HUB:
+            from phi_wire.formats.phi_core.recognise import detected_as
+
+            detect = detected_as
+        _PATHS[key] = fast_path(version, [kind], detect, build, format)
+    return _PATHS[key]
+
+
+def runs(
+    lines: list[tuple[int, bytes]], path: FastPath | None
+) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
+    """The batch's lines in runs of consecutive lines, each run vouched for or not."""
+    if path is None:
+        yield False, lines
+        return
+    vouches = path.vouches_line
+    run: list[tuple[int, bytes]] = []
+    state = True
+    for item in lines:
+        vouched = vouches(item[1])
+        if vouched is not state and run:
+            yield state, run
+            run = []
+        state = vouched
+        run.append(item)
+    if run:
+        yield state, run
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def dumped(document: dict[str, Any]) -> str:
+    """A target dict as the target's writer writes it (compact, keys in the dict's order)."""
+    return _encode(document)
