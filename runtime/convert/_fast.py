@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 from phi_wire.fastpath import FastPath, fast_path
 from phi_wire.formats import FOLDERS, HUB
+from phi_wire.pointer import join
 
 from ._types import Loss
 
@@ -33,9 +35,12 @@ __all__ = [
     "FAST_BUILD_MIN_BYTES",
     "FastConverter",
     "FastUnsupported",
+    "Place",
+    "checked_number",
     "dumped",
     "fast_converter",
     "line_path",
+    "pointer_of",
     "runs",
 ]
 
@@ -79,6 +84,11 @@ def line_path(format: str, version: str, kind: str, build: bool) -> FastPath | N
     return _PATHS[key]
 
 
+_NEGATIVE_ZERO = re.compile(rb"[:,\[]-0[,\]}]")
+"""An integer ``-0``, which serde reads as the float ``-0.0`` and ``json.loads`` as ``0`` (the
+line takes the model path; rarely also a string that holds these bytes)."""
+
+
 def runs(
     lines: list[tuple[int, bytes]], path: FastPath | None
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
@@ -87,10 +97,11 @@ def runs(
         yield False, lines
         return
     vouches = path.vouches_line
+    zero = _NEGATIVE_ZERO.search
     run: list[tuple[int, bytes]] = []
     state = True
     for item in lines:
-        vouched = vouches(item[1])
+        vouched = vouches(item[1]) and zero(item[1]) is None
         if vouched is not state and run:
             yield state, run
             run = []
@@ -106,3 +117,32 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=
 def dumped(document: dict[str, Any]) -> str:
     """A target dict as the target's writer writes it (compact, keys in the dict's order)."""
     return _encode(document)
+
+
+Place: TypeAlias = "tuple[Place, str | int] | None"
+"""Where a value is in a batch's documents: its parent's place and its key (None: the list of
+documents itself); its pointer is written only when a loss is found there."""
+
+
+def pointer_of(place: Place) -> str:
+    """The JSON pointer of a place."""
+    tokens: list[str | int] = []
+    while place is not None:
+        place, token = place
+        tokens.append(token)
+    return join(*reversed(tokens))
+
+
+_I64_MIN = -(2**63)
+_U64_END = 2**64
+
+
+def checked_number(number: int | float) -> None:
+    """``FastUnsupported`` for a number of a free-form value that phi-wire's serde writers print
+    otherwise than Python's ``json``: an integer outside i64/u64 (serde_json reads it as a
+    float), a float Python prints with an exponent (``1e-07``, ``1e+16``) or not finite."""
+    if type(number) is int:
+        if not _I64_MIN <= number < _U64_END:
+            raise FastUnsupported("an integer outside i64/u64")
+    elif "e" in (text := repr(number)) or "n" in text:
+        raise FastUnsupported("a float printed with an exponent")
