@@ -44,7 +44,7 @@ class Taken:
 def fast_conversions(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Run]]:
     """``run(lines, source, target)``: the items of the conversion with the fast path off, with
     it on, and the documents the dict converters took."""
-    monkeypatch.setattr(convert_files, "FAST_BUILD_MIN_BYTES", 0)
+    monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 0)
     real_path = convert_files.line_path
     real_converter = convert_files.fast_converter
 

@@ -32,7 +32,7 @@ from phi_wire.pointer import join
 from ._types import Loss
 
 __all__ = [
-    "FAST_BUILD_MIN_BYTES",
+    "FAST_MIN_BYTES",
     "FastConverter",
     "FastUnsupported",
     "Place",
@@ -47,9 +47,10 @@ __all__ = [
 FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
 """``(documents, type) -> (target documents, losses)``: the shared contract of dict converters."""
 
-FAST_BUILD_MIN_BYTES = 4 * 1024 * 1024
-"""The inputs from which a fast path not in the cache is built (a second of compiling at most);
-a smaller input uses the cache's entry, if any, else the model path alone."""
+FAST_MIN_BYTES = 1024 * 1024
+"""The inputs from which the fast path is taken (its expression built if it is not cached: a
+second of compiling at most). A smaller input takes the model path alone, whatever the cache
+holds: which path converts a file does not depend on the cache (the result never does)."""
 
 
 class FastUnsupported(Exception):

@@ -36,7 +36,7 @@ from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_l
 from phi_wire.serde import CollectorPaused
 
 from ._fast import (
-    FAST_BUILD_MIN_BYTES,
+    FAST_MIN_BYTES,
     FastConverter,
     FastUnsupported,
     dumped,
@@ -243,7 +243,7 @@ def _convert_batches(source: Input, format: str, target: str) -> Converted | Non
             return None
         return lambda values: convert(values, source=format, target=target, name=source.name)
 
-    batches = Batches(source, format, target, alone, len(source.data) >= FAST_BUILD_MIN_BYTES)
+    batches = Batches(source, format, target, alone, len(source.data) >= FAST_MIN_BYTES)
     documents: list[str] = []
     read: list[tuple[str, Loss]] = []
     losses: list[tuple[str, Loss]] = []
@@ -285,14 +285,15 @@ class Batches:
         format: str,
         target: str,
         converter_for: Callable[[str], Callable[[list[Any]], Conversion[Any]] | None],
-        build: bool,
+        fast: bool,
     ) -> None:
         self.source = source
         self.format = format
         self.target = target
         self.module = find(MODULES[format], format).load()
         self.converter_for = converter_for
-        self.build = build
+        self.use_fast = fast
+        """Whether to take the fast path (an input of ``FAST_MIN_BYTES`` or more)."""
         self.kind: str | None = None
         self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
         self.path: FastPath | None = None
@@ -306,9 +307,10 @@ class Batches:
         self.converter = self.converter_for(self.kind)
         if self.converter is None:
             return False
-        self.fast = fast_converter(self.format, self.target, self.kind)
+        if self.use_fast:
+            self.fast = fast_converter(self.format, self.target, self.kind)
         if self.fast is not None:
-            self.path = line_path(self.format, MODULES[self.format], self.kind, self.build)
+            self.path = line_path(self.format, MODULES[self.format], self.kind, True)
         return True
 
     def convert(self, batch: list[tuple[int, bytes]]) -> Batch | None:

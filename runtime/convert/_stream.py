@@ -27,7 +27,7 @@ from typing import IO, Any
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
-from ._fast import FAST_BUILD_MIN_BYTES
+from ._fast import FAST_MIN_BYTES
 from ._files import (
     MODULES,
     Batches,
@@ -94,7 +94,7 @@ class Stream:
             self.format,
             self.target,
             lambda kind: self._converter(kind, module),
-            size >= FAST_BUILD_MIN_BYTES,
+            size >= FAST_MIN_BYTES,
         )
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
