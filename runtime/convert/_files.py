@@ -24,7 +24,6 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +41,7 @@ from ._fast import (
     dumped,
     fast_converter,
     line_path,
+    parsed,
     runs,
 )
 from ._inputs import ConvertError, Input
@@ -286,14 +286,18 @@ class Batches:
         target: str,
         converter_for: Callable[[str], Callable[[list[Any]], Conversion[Any]] | None],
         fast: bool,
+        places: bool = True,
     ) -> None:
         self.source = source
         self.format = format
         self.target = target
-        self.module = find(MODULES[format], format).load()
+        self._module: Any = None
         self.converter_for = converter_for
         self.use_fast = fast
         """Whether to take the fast path (an input of ``FAST_MIN_BYTES`` or more)."""
+        self.places = places
+        """Whether the converter's losses are given their ``file:line`` (else the file's name:
+        a caller that only counts them)."""
         self.kind: str | None = None
         self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
         self.path: FastPath | None = None
@@ -301,17 +305,35 @@ class Batches:
         self.vouched = 0
         """The lines converted by the dict converters (the fast path taken)."""
 
+    @property
+    def module(self) -> Any:
+        """The source's models (imported when a line first takes the model path)."""
+        if self._module is None:
+            self._module = find(MODULES[self.format], self.format).load()
+        return self._module
+
     def _start(self, first: tuple[int, bytes]) -> bool:
-        _, types, _ = _read_documents(self.source, [first], self.module, self.format)
-        self.kind = types[0]
-        self.converter = self.converter_for(self.kind)
-        if self.converter is None:
-            return False
+        """The type of the first document (all the batches' type) and what converts it: the
+        type its shape has when the fast path for that type vouches for it (``loads`` accepts
+        it as that type, so ``_read_documents`` names it so), else what ``loads`` reads it as."""
         if self.use_fast:
-            self.fast = fast_converter(self.format, self.target, self.kind)
-        if self.fast is not None:
-            self.path = line_path(self.format, MODULES[self.format], self.kind, True)
-        return True
+            try:
+                guess: str | None = type_in(self.format, parsed(first[1]))
+            except ValueError:
+                guess = None
+            if guess is not None:
+                self.fast = fast_converter(self.format, self.target, guess)
+            if self.fast is not None and guess is not None:
+                self.path = line_path(self.format, MODULES[self.format], guess, True)
+                if self.path is not None and self.path.vouches_line(first[1]):
+                    self.kind = guess
+        if self.kind is None:
+            _, types, _ = _read_documents(self.source, [first], self.module, self.format)
+            self.kind = types[0]
+            if self.fast is not None and self.kind != guess:
+                self.fast = self.path = None
+        self.converter = self.converter_for(self.kind)
+        return self.converter is not None
 
     def convert(self, batch: list[tuple[int, bytes]]) -> Batch | None:
         """One batch converted; None when a document is of another type than the first one's,
@@ -331,14 +353,15 @@ class Batches:
 
     def _fast_run(self, run: list[tuple[int, bytes]], done: Batch) -> bool:
         """A run of vouched lines by the dict converter; False (nothing done) when it hands a
-        document back."""
+        document back, or one cannot be read or written as the fast path reads and writes."""
         assert self.fast is not None and self.kind is not None
-        documents = [json.loads(text) for _, text in run]
         try:
+            documents = [parsed(text) for _, text in run]
             converted, losses = self.fast(documents, self.kind)
-        except FastUnsupported:
+            written = [dumped(document) for document in converted]
+        except (FastUnsupported, ValueError):
             return False
-        done.written += [dumped(document) for document in converted]
+        done.written += written
         self._converter_losses(run, losses, done)
         self.vouched += len(run)
         return True
@@ -361,6 +384,10 @@ class Batches:
     def _converter_losses(
         self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
     ) -> None:
+        if not self.places:
+            name = self.source.name
+            done.losses += [(name, loss) for loss in losses]
+            return
         lines = [line for line, _ in run]
         for loss in losses:
             where, pointer = _where(self.source, lines, True, loss.pointer)

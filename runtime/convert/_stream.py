@@ -87,14 +87,14 @@ class Stream:
         """Each batch converted, in order; ``ConvertError`` (one line, the words of
         ``convert_input``) at the first document that cannot be, ``NotStreamed`` at a batch of
         another type."""
-        module = find(MODULES[self.format], self.format).load()
         size = os.fstat(self.handle.fileno()).st_size
         batches = Batches(
             self.source,
             self.format,
             self.target,
-            lambda kind: self._converter(kind, module),
+            self._converter,
             size >= FAST_MIN_BYTES,
+            self.keep,
         )
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
@@ -109,7 +109,7 @@ class Stream:
         finally:
             self.handle.close()
 
-    def _converter(self, kind: str, module: Any) -> Callable[[list[Any]], Conversion[Any]] | None:
+    def _converter(self, kind: str) -> Callable[[list[Any]], Conversion[Any]] | None:
         """What converts each batch: ``convert`` where each document converts alone, a stream
         converter that carries the run's state where the pair has one (clark-agent events to
         phi-core); None for any other type."""
@@ -120,6 +120,7 @@ class Stream:
         if location is None:
             return None
         path, _, attribute = location.partition(":")
+        module = find(MODULES[self.format], self.format).load()
         made = getattr(importlib.import_module(path), attribute)(self._identity(module))
         stream_converter: Callable[[list[Any]], Conversion[Any]] = made.convert
         return stream_converter
