@@ -574,7 +574,9 @@ def throughput(
         compared = runs[case.name]["compared"]
         if compared:
             if any(r.status not in (0, 1) for r in compared):
-                print(f"  {'':40s} compared: exit {compared[0].status}: {compared[0].stderr[-200:]}")
+                print(
+                    f"  {'':40s} compared: exit {compared[0].status}: {compared[0].stderr[-200:]}"
+                )
                 continue
             other = statistics.median(r.wall for r in compared)
             other_rss = statistics.median(r.rss_kb for r in compared) / 1024

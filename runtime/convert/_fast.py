@@ -19,15 +19,17 @@ cannot convert exactly makes it raise ``FastUnsupported``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any, TypeAlias
 
+from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from phi_wire.fastpath import FastPath, fast_path
-from phi_wire.formats import FOLDERS, HUB
+from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
 from ._types import Loss
@@ -37,6 +39,7 @@ __all__ = [
     "FastConverter",
     "FastUnsupported",
     "Place",
+    "absent_nulls",
     "checked_number",
     "dumped",
     "fast_converter",
@@ -92,10 +95,32 @@ _NEGATIVE_ZERO = re.compile(rb"[:,\[]-0[,\]}]")
 line takes the model path; rarely also a string that holds these bytes)."""
 
 
+@functools.cache
+def absent_nulls(format: str, version: str) -> re.Pattern[bytes] | None:
+    """The ``"key":null`` of every key whose null ``format``'s reader reads as absent (a field
+    not written when None: ``x-skip-serializing-if: is_none``), anywhere in its models: a line
+    that has one takes the model path, whose reading names the loss (``_unread``)."""
+    module = find(version, format).load()
+    keys: set[str] = set()
+    for value in vars(module).values():
+        if not (isinstance(value, type) and issubclass(value, BaseModel)):
+            continue
+        for name, field in value.model_fields.items():
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if extra.get("x-skip-serializing-if") == "is_none":
+                alias = field.validation_alias if isinstance(field.validation_alias, str) else None
+                keys.add(alias or field.alias or name)
+    if not keys:
+        return None
+    spelled = b"|".join(re.escape(key.encode()) for key in sorted(keys))
+    return re.compile(b'"(?:' + spelled + b')":null')
+
+
 def runs(
-    lines: list[tuple[int, bytes]], path: FastPath | None
+    lines: list[tuple[int, bytes]], path: FastPath | None, nulls: re.Pattern[bytes] | None = None
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
-    """The batch's lines in runs of consecutive lines, each run vouched for or not."""
+    """The batch's lines in runs of consecutive lines, each run vouched for or not (``nulls``:
+    ``absent_nulls``, whose lines are not)."""
     if path is None:
         yield False, lines
         return
@@ -105,7 +130,11 @@ def runs(
     state = True
     for item in lines:
         text = item[1]
-        vouched = vouches(text) and (b"-0" not in text or zero(text) is None)
+        vouched = (
+            vouches(text)
+            and (b"-0" not in text or zero(text) is None)
+            and (nulls is None or b"null" not in text or nulls.search(text) is None)
+        )
         if vouched is not state and run:
             yield state, run
             run = []

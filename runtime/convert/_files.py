@@ -24,6 +24,7 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,7 @@ from ._fast import (
     FAST_MIN_BYTES,
     FastConverter,
     FastUnsupported,
+    absent_nulls,
     dumped,
     fast_converter,
     line_path,
@@ -301,6 +303,7 @@ class Batches:
         self.kind: str | None = None
         self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
         self.path: FastPath | None = None
+        self.nulls: re.Pattern[bytes] | None = None
         self.fast: FastConverter | None = None
         self.vouched = 0
         """The lines converted by the dict converters (the fast path taken)."""
@@ -316,9 +319,10 @@ class Batches:
         """The type of the first document (all the batches' type) and what converts it: the
         type its shape has when the fast path for that type vouches for it (``loads`` accepts
         it as that type, so ``_read_documents`` names it so), else what ``loads`` reads it as."""
+        guess: str | None = None
         if self.use_fast:
             try:
-                guess: str | None = type_in(self.format, parsed(first[1]))
+                guess = type_in(self.format, parsed(first[1]))
             except ValueError:
                 guess = None
             if guess is not None:
@@ -332,6 +336,8 @@ class Batches:
             self.kind = types[0]
             if self.fast is not None and self.kind != guess:
                 self.fast = self.path = None
+        if self.path is not None:
+            self.nulls = absent_nulls(self.format, MODULES[self.format])
         self.converter = self.converter_for(self.kind)
         return self.converter is not None
 
@@ -342,7 +348,7 @@ class Batches:
         if self.kind is None and not self._start(batch[0]):
             return None
         done = Batch()
-        for vouched, run in runs(batch, self.path if self.fast is not None else None):
+        for vouched, run in runs(batch, self.path, self.nulls):
             if vouched and self._fast_run(run, done):
                 continue
             for part in [[line] for line in run] if vouched and len(run) > 1 else [run]:

@@ -26,7 +26,7 @@ from phi_wire.convert import (
 
 from ._shared import _DATA_URL, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
 
-__all__ = ["messages_to_phi"]
+__all__ = ["checked_free", "messages_to_phi"]
 
 _CARRIER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -57,6 +57,19 @@ def _sorted_free(value: Any) -> tuple[Any, bool]:
     if type(value) in (int, float):
         checked_number(value)
     return value, False
+
+
+def checked_free(value: Any) -> None:
+    """``FastUnsupported`` for a number of a free-form value (kept as it is) that the writers
+    print differently (``checked_number``)."""
+    if type(value) is dict:
+        for item in value.values():
+            checked_free(item)
+    elif type(value) is list:
+        for item in value:
+            checked_free(item)
+    elif type(value) in (int, float):
+        checked_number(value)
 
 
 def _free(value: Any, key: str, place: Place, losses: Losses) -> Any:
