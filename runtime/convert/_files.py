@@ -289,6 +289,7 @@ class Batches:
         converter_for: Callable[[str], Callable[[list[Any]], Conversion[Any]] | None],
         fast: bool,
         places: bool = True,
+        fast_for: Callable[[str], FastConverter | None] | None = None,
     ) -> None:
         self.source = source
         self.format = format
@@ -297,6 +298,8 @@ class Batches:
         self.converter_for = converter_for
         self.use_fast = fast
         """Whether to take the fast path (an input of ``FAST_MIN_BYTES`` or more)."""
+        self.fast_for = fast_for or (lambda kind: fast_converter(format, target, kind))
+        """The dict converter of a type (by default, from the format folder's table)."""
         self.places = places
         """Whether the converter's losses are given their ``file:line`` (else the file's name:
         a caller that only counts them)."""
@@ -326,7 +329,7 @@ class Batches:
             except ValueError:
                 guess = None
             if guess is not None:
-                self.fast = fast_converter(self.format, self.target, guess)
+                self.fast = self.fast_for(guess)
             if self.fast is not None and guess is not None:
                 self.path = line_path(self.format, MODULES[self.format], guess, True)
                 if self.path is not None and self.path.vouches_line(first[1]):

@@ -27,7 +27,7 @@ from typing import IO, Any
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
-from ._fast import FAST_MIN_BYTES
+from ._fast import FAST_MIN_BYTES, FastConverter, fast_converter
 from ._files import (
     MODULES,
     Batches,
@@ -82,6 +82,8 @@ class Stream:
     losses: list[tuple[str, Loss]] = field(default_factory=list)
     read_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    stateful: dict[str, Any] = field(default_factory=dict)
+    """The stream converters made, by type (None: the type has none)."""
 
     def batches(self) -> Iterator[list[str]]:
         """Each batch converted, in order; ``ConvertError`` (one line, the words of
@@ -95,6 +97,7 @@ class Stream:
             self._converter,
             size >= FAST_MIN_BYTES,
             self.keep,
+            self._fast,
         )
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
@@ -116,14 +119,33 @@ class Stream:
         name = self.source.name
         if _converts_alone(self.format, self.target, kind):
             return lambda values: convert(values, source=self.format, target=self.target, name=name)
-        location = STREAM_CONVERTERS.get((self.format, self.target, kind))
-        if location is None:
+        made = self._stateful(kind)
+        if made is None:
             return None
-        path, _, attribute = location.partition(":")
-        module = find(MODULES[self.format], self.format).load()
-        made = getattr(importlib.import_module(path), attribute)(self._identity(module))
         stream_converter: Callable[[list[Any]], Conversion[Any]] = made.convert
         return stream_converter
+
+    def _fast(self, kind: str) -> FastConverter | None:
+        """The dict converter of ``kind``: a stream converter's own (``convert_dicts``, the same
+        state as its model path's), else the format folder's."""
+        if (self.format, self.target, kind) in STREAM_CONVERTERS:
+            made = self._stateful(kind)
+            found: FastConverter | None = getattr(made, "convert_dicts", None)
+            return found
+        return fast_converter(self.format, self.target, kind)
+
+    def _stateful(self, kind: str) -> Any | None:
+        """The stream converter of ``kind`` (made once, with the stream's identity), or None."""
+        if kind not in self.stateful:
+            location = STREAM_CONVERTERS.get((self.format, self.target, kind))
+            if location is None:
+                self.stateful[kind] = None
+            else:
+                path, _, attribute = location.partition(":")
+                module = find(MODULES[self.format], self.format).load()
+                identity = self._identity(module)
+                self.stateful[kind] = getattr(importlib.import_module(path), attribute)(identity)
+        return self.stateful[kind]
 
     def _identity(self, module: Any) -> Any | None:
         """The identity of the stream's first ``run_identified`` event, read as the stream reads

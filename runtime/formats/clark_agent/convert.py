@@ -49,4 +49,5 @@ FAST_CONVERTERS: dict[tuple[str, str, str], FastConverter] = {
     ("phi-core", "clark-agent", "AgentEvent"): events_from_phi,
 }
 """(source, target, type) -> the dict converter of the lines the source's fast path vouches
-for (``phi_wire.convert``'s seam: ``FastConverter``)."""
+for (``phi_wire.convert``'s seam: ``FastConverter``). clark-agent's events, whose conversion
+carries the run's state, have theirs on the stream converter: ``EventStreamToPhi.convert_dicts``."""
