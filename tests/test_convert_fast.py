@@ -234,3 +234,23 @@ def test_the_dumped_form_is_compact_and_keeps_non_ascii() -> None:
 def test_a_pair_without_dict_converter_has_none() -> None:
     assert _fast.fast_converter("clark-agent", "operator-use", "AgentMessage") is None
     assert _fast.fast_converter("phi-core", "otel-genai", "AgentMessage") is None
+
+
+def test_a_null_the_reader_reads_as_absent_is_found_where_a_model_has_it() -> None:
+    """phi-core's ToolResult does not write a None ``child_loop_id`` (its reader takes a null
+    for absent: a loss of reading), ToolExecutionEnd writes its own: only the first is found."""
+    nulls = _fast.absent_nulls("phi-core", "0.10")
+    assert nulls is not None
+    result = {"content": [], "details": None, "child_loop_id": None}
+    event = {
+        "type": "ToolExecutionEnd",
+        "loop_id": "l",
+        "tool_call_id": "t",
+        "tool_name": "n",
+        "result": {"content": [], "details": None},
+        "is_error": False,
+        "child_loop_id": None,
+    }
+    assert not nulls.found(event)
+    assert nulls.found({**event, "result": result})
+    assert nulls.pattern.search(_fast.dumped(event).encode()) is not None  # a cheap first look

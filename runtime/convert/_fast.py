@@ -36,6 +36,7 @@ from ._types import Loss
 
 __all__ = [
     "FAST_MIN_BYTES",
+    "AbsentNulls",
     "FastConverter",
     "FastUnsupported",
     "Place",
@@ -95,32 +96,66 @@ _NEGATIVE_ZERO = re.compile(rb"[:,\[]-0[,\]}]")
 line takes the model path; rarely also a string that holds these bytes)."""
 
 
+class AbsentNulls:
+    """Finds a null that a format's reader reads as absent (a field not written when None:
+    ``x-skip-serializing-if: is_none``) in a document: the model path's reading names it
+    (``_unread``), so such a document takes the model path. ``pattern`` finds the lines that may
+    have one (``"key":null`` for such a key); ``found`` looks at the document: an object holding
+    that key with a null whose keys fit a model with such a field (all its required keys, none
+    it lacks) is taken for one. Every instance of such a model fits, so none is missed; an
+    object of another kind that happens to fit only sends its line to the model path."""
+
+    def __init__(self, shapes: dict[str, list[tuple[frozenset[str], frozenset[str] | None]]]):
+        self.shapes = shapes
+        """key -> (required keys, all keys: None when the model keeps unknown ones) of each
+        model that does not write it when None."""
+        spelled = b"|".join(re.escape(key.encode()) for key in sorted(shapes))
+        self.pattern = re.compile(b'"(?:' + spelled + b')":null')
+
+    def found(self, document: Any) -> bool:
+        """Whether ``document`` (parsed JSON) may hold a null its reader reads as absent."""
+        if type(document) is dict:
+            for key, value in document.items():
+                if value is None:
+                    for required, known in self.shapes.get(key, ()):
+                        keys = document.keys()
+                        if required <= keys and (known is None or keys <= known):
+                            return True
+                elif self.found(value):
+                    return True
+        elif type(document) is list:
+            return any(self.found(item) for item in document)
+        return False
+
+
 @functools.cache
-def absent_nulls(format: str, version: str) -> re.Pattern[bytes] | None:
-    """The ``"key":null`` of every key whose null ``format``'s reader reads as absent (a field
-    not written when None: ``x-skip-serializing-if: is_none``), anywhere in its models: a line
-    that has one takes the model path, whose reading names the loss (``_unread``)."""
+def absent_nulls(format: str, version: str) -> AbsentNulls | None:
+    """The ``AbsentNulls`` of ``format``'s ``version`` (None: its models have no such field)."""
     module = find(version, format).load()
-    keys: set[str] = set()
+    shapes: dict[str, list[tuple[frozenset[str], frozenset[str] | None]]] = {}
     for value in vars(module).values():
         if not (isinstance(value, type) and issubclass(value, BaseModel)):
             continue
+        keys: dict[str, bool] = {}
+        skipped: list[str] = []
         for name, field in value.model_fields.items():
+            alias = field.validation_alias if isinstance(field.validation_alias, str) else None
+            key = alias or field.alias or name
+            keys[key] = field.is_required()
             extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
             if extra.get("x-skip-serializing-if") == "is_none":
-                alias = field.validation_alias if isinstance(field.validation_alias, str) else None
-                keys.add(alias or field.alias or name)
-    if not keys:
-        return None
-    spelled = b"|".join(re.escape(key.encode()) for key in sorted(keys))
-    return re.compile(b'"(?:' + spelled + b')":null')
+                skipped.append(key)
+        required = frozenset(key for key, needed in keys.items() if needed)
+        known = None if value.model_config.get("extra") == "allow" else frozenset(keys)
+        for key in skipped:
+            shapes.setdefault(key, []).append((required, known))
+    return AbsentNulls(shapes) if shapes else None
 
 
 def runs(
-    lines: list[tuple[int, bytes]], path: FastPath | None, nulls: re.Pattern[bytes] | None = None
+    lines: list[tuple[int, bytes]], path: FastPath | None
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
-    """The batch's lines in runs of consecutive lines, each run vouched for or not (``nulls``:
-    ``absent_nulls``, whose lines are not)."""
+    """The batch's lines in runs of consecutive lines, each run vouched for or not."""
     if path is None:
         yield False, lines
         return
@@ -130,11 +165,7 @@ def runs(
     state = True
     for item in lines:
         text = item[1]
-        vouched = (
-            vouches(text)
-            and (b"-0" not in text or zero(text) is None)
-            and (nulls is None or b"null" not in text or nulls.search(text) is None)
-        )
+        vouched = vouches(text) and (b"-0" not in text or zero(text) is None)
         if vouched is not state and run:
             yield state, run
             run = []
@@ -144,7 +175,7 @@ def runs(
         yield state, run
 
 
-def parsed(text: bytes) -> Any:
+def parsed(text: bytes | bytearray) -> Any:
     """A vouched line's JSON (pydantic-core's reader: the values ``json.loads`` gives, faster);
     ``ValueError`` for one it does not take (a lone surrogate escape)."""
     return from_json(text)

@@ -24,7 +24,6 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +36,7 @@ from phi_wire.serde import CollectorPaused
 
 from ._fast import (
     FAST_MIN_BYTES,
+    AbsentNulls,
     FastConverter,
     FastUnsupported,
     absent_nulls,
@@ -46,6 +46,7 @@ from ._fast import (
     parsed,
     runs,
 )
+from ._fast_session import session_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
@@ -306,7 +307,7 @@ class Batches:
         self.kind: str | None = None
         self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
         self.path: FastPath | None = None
-        self.nulls: re.Pattern[bytes] | None = None
+        self.nulls: AbsentNulls | None = None
         self.fast: FastConverter | None = None
         self.vouched = 0
         """The lines converted by the dict converters (the fast path taken)."""
@@ -351,7 +352,7 @@ class Batches:
         if self.kind is None and not self._start(batch[0]):
             return None
         done = Batch()
-        for vouched, run in runs(batch, self.path, self.nulls):
+        for vouched, run in runs(batch, self.path):
             if vouched and self._fast_run(run, done):
                 continue
             for part in [[line] for line in run] if vouched and len(run) > 1 else [run]:
@@ -366,6 +367,11 @@ class Batches:
         assert self.fast is not None and self.kind is not None
         try:
             documents = [parsed(text) for _, text in run]
+            nulls = self.nulls
+            if nulls is not None:
+                for (_, text), document in zip(run, documents, strict=True):
+                    if b"null" in text and nulls.pattern.search(text) and nulls.found(document):
+                        return False  # the model path's reading names that null
             converted, losses = self.fast(documents, self.kind)
             written = [dumped(document) for document in converted]
         except (FastUnsupported, ValueError):
@@ -501,6 +507,22 @@ def _to_target(value: Any, format: str, target: str, source: Input) -> Conversio
     return convert(value, source=format, target=target, name=source.name)
 
 
+def _fast_session(source: Input, format: str, target: str, version: str | None) -> Converted | None:
+    """A phi-core Session file of ``FAST_MIN_BYTES`` or more converted to a message list by the
+    fast path (``_fast_session``), as the model path would; None: it takes the model path."""
+    if source.lines or format != HUB or version is not None or target in SESSION_FILES:
+        return None
+    if len(source.data) < FAST_MIN_BYTES or b'"loops"' not in source.data:
+        return None
+    done = session_converted(source.data, target, MODULES[HUB])
+    if done is None:
+        return None
+    documents, losses = done
+    text = "".join(document + "\n" for document in documents)
+    placed = [(f"{source.name}:1", loss) for loss in losses]
+    return Converted(format, target, text, placed, 1, True, 0, documents, MODULES[target])
+
+
 def convert_input(
     source: Input, given: str | None, target: str, version: str | None = None
 ) -> Converted:
@@ -526,6 +548,9 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         batched = _convert_batches(source, recognised.format, target)
         if batched is not None:
             return batched
+    fast = _fast_session(source, recognised.format, target, version)
+    if fast is not None:
+        return fast
     value, lines, losses = _loaded(source, recognised.format)
     format = recognised.format
     try:
