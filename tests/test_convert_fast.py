@@ -21,6 +21,7 @@ from corpus import manifest
 from phi_wire.convert import (
     ConvertError,
     FastUnsupported,
+    _batches,
     _fast,
     checked_number,
     convert_stream,
@@ -45,8 +46,8 @@ def fast_conversions(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., 
     """``run(lines, source, target)``: the items of the conversion with the fast path off, with
     it on, and the documents the dict converters took."""
     monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 0)
-    real_path = convert_files.line_path
-    real_converter = convert_files.fast_converter
+    real_path = _batches.line_path
+    real_converter = _batches.fast_converter
 
     def run(lines: list[bytes], source: str, target: str) -> tuple[Items, Items, int]:
         taken = Taken()
@@ -65,8 +66,8 @@ def fast_conversions(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., 
 
         results: list[Items] = []
         for on in (False, True):
-            monkeypatch.setattr(convert_files, "line_path", real_path if on else _no_path)
-            monkeypatch.setattr(convert_files, "fast_converter", counting)
+            monkeypatch.setattr(_batches, "line_path", real_path if on else _no_path)
+            monkeypatch.setattr(_batches, "fast_converter", counting)
             try:
                 items: Items = [
                     (type(item).__name__, tuple(item))

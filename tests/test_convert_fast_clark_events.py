@@ -15,7 +15,7 @@ import pytest
 from corpus import fixtures_root
 from test_convert_fast import corruptions
 
-from phi_wire.convert import ConvertError, NotStreamed, streamed
+from phi_wire.convert import ConvertError, NotStreamed, _batches, streamed
 from phi_wire.convert import _files as convert_files
 from phi_wire.convert import _stream as convert_stream
 
@@ -38,12 +38,12 @@ def _both(monkeypatch: pytest.MonkeyPatch, path: Path) -> tuple[Any, Any, int]:
     the dict converter took."""
     monkeypatch.setattr(convert_stream, "FAST_MIN_BYTES", 0)
     monkeypatch.setattr(convert_files, "BATCH", 7)
-    real = convert_files.line_path
-    monkeypatch.setattr(convert_files, "line_path", lambda *_: None)
+    real = _batches.line_path
+    monkeypatch.setattr(_batches, "line_path", lambda *_: None)
     model = _converted(path)
-    monkeypatch.setattr(convert_files, "line_path", real)
+    monkeypatch.setattr(_batches, "line_path", real)
     taken = 0
-    original = convert_files.Batches._fast_run
+    original = _batches.Batches._fast_run
 
     def counted(self: Any, run: Any, done: Any) -> bool:
         nonlocal taken
@@ -51,9 +51,9 @@ def _both(monkeypatch: pytest.MonkeyPatch, path: Path) -> tuple[Any, Any, int]:
         taken += len(run) if went else 0
         return went
 
-    monkeypatch.setattr(convert_files.Batches, "_fast_run", counted)
+    monkeypatch.setattr(_batches.Batches, "_fast_run", counted)
     fast = _converted(path)
-    monkeypatch.setattr(convert_files.Batches, "_fast_run", original)
+    monkeypatch.setattr(_batches.Batches, "_fast_run", original)
     return model, fast, taken
 
 

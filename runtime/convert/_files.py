@@ -23,48 +23,25 @@ written as another format's, and what was lost on the way counted.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from phi_wire.errors import WireError
-from phi_wire.fastpath import FastPath
-from phi_wire.formats import FORMATS, HUB, find, newest
-from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
+from phi_wire.formats import FORMATS, HUB, find
+from phi_wire.recognise import SPOKEN, Recognised, recognise, recognise_lines
 from phi_wire.serde import CollectorPaused
 
-from ._fast import (
-    FAST_MIN_BYTES,
-    AbsentNulls,
-    FastConverter,
-    FastUnsupported,
-    absent_nulls,
-    dumped,
-    fast_converter,
-    line_path,
-    parsed,
-    runs,
-)
+from ._batches import Batches
+from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
+from ._fast import FAST_MIN_BYTES
 from ._fast_session import session_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
-from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, STAMPED_NOW, unread
 from ._version import SESSION_FILES, VersionError, rewritten
-from ._wording import not_json, rejected
 
 __all__ = ["MODULES", "Converted", "convert_input"]
-
-MODULES = {
-    "phi-core": newest().version,
-    "clark-agent": "0.4",
-    "operator-use": "d0da87a6",
-    "otel-genai": newest("otel-genai").version,
-    "pi": newest("pi").version,
-}
-"""The version of each format the converters read and write."""
 
 
 @dataclass
@@ -98,14 +75,6 @@ class Converted:
         for _, loss in self.losses:
             counts[(loss.kind, loss.reason)] = counts.get((loss.kind, loss.reason), 0) + 1
         return counts
-
-
-def _parsed(source: Input, line: int, text: bytes, format: str | None = None) -> Any:
-    try:
-        return parse(text)
-    except (ValueError, RecursionError):
-        within, message = not_json(text, format)  # validate's words, with line and column
-        raise ConvertError(f"{source.name}:{line + within - 1}: {message}") from None
 
 
 def _is_session_header(document: Any) -> bool:
@@ -146,18 +115,6 @@ def _recognised(source: Input, given: str | None) -> Recognised:
     return found
 
 
-def _problem(source: Input, line: int, text: bytes, error: WireError, format: str) -> ConvertError:
-    """One line naming the file, the line and the first problem (its JSON pointer), in the words
-    ``phi-wire validate`` uses (a lone surrogate escape named as such)."""
-    from phi_wire.validate import line_of
-
-    where = line + (error.line - 1 if error.line else 0)
-    if not error.line and not source.lines and error.pointer:
-        where = line_of(text.decode("utf-8", "replace"), error.pointer)
-    message = rejected(error, text, format)
-    return ConvertError(f"{source.name}:{where}: {message}")
-
-
 def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str, Loss]]]:
     """The input read as ``format``: a model (one document), a list of models (JSONL) or a
     session file; the line of each item (for the losses' pointers); and the losses of reading
@@ -185,35 +142,6 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
     if not source.lines:
         return values[0], [1], losses
     return values, [line for line, _ in source.documents], losses
-
-
-def _read_documents(
-    source: Input, documents: list[tuple[int, bytes]], module: Any, format: str
-) -> tuple[list[Any], list[str], list[tuple[str, Loss]]]:
-    """Each document read by ``format``'s ``loads`` as the type its shape has: the models, the
-    types' names and the losses of reading (the keys the reader dropped)."""
-    values = []
-    types = []
-    losses = []
-    for line, text in documents:
-        document = _parsed(source, line, text, format)
-        name = type_in(format, document)
-        try:
-            value = module.loads(_wire_type(module, name), text)
-        except module.WireError as error:
-            # a shape detection takes for another type (phi-core's content block, whose `type`
-            # detection reads as an event's): read as the type recognition names, as validate does
-            claimed = recognise(document)
-            if claimed is None or claimed.format != format or claimed.type in ("", name):
-                raise _problem(source, line, text, error, format) from None
-            try:
-                name, value = claimed.type, module.loads(_wire_type(module, claimed.type), text)
-            except module.WireError:
-                raise _problem(source, line, text, error, format) from None
-        values.append(value)
-        types.append(name)
-        losses += _unread(source, line, document, value, format)
-    return values, types, losses
 
 
 BATCH = 1000
@@ -264,192 +192,6 @@ def _convert_batches(source: Input, format: str, target: str) -> Converted | Non
     )
 
 
-@dataclass
-class Batch:
-    """One batch converted: its documents as the target writes them (no line end), the losses
-    of reading them and the converter's (each with its ``file:line``), in line order."""
-
-    written: list[str] = field(default_factory=list)
-    read: list[tuple[str, Loss]] = field(default_factory=list)
-    losses: list[tuple[str, Loss]] = field(default_factory=list)
-
-
-class Batches:
-    """Converts a JSONL input's batches one after the other, all of one type (the first
-    document's): each line its source's fast path vouches for by its format folder's dict
-    converter (``_fast``), any other line read by the source's ``loads`` and converted by the
-    model converter that ``converter_for`` gives for the type (None: this type is not converted
-    batch by batch). Runs of consecutive lines go one way or the other, so the documents and
-    losses come in line order, as converting the batch's models would give them."""
-
-    def __init__(
-        self,
-        source: Input,
-        format: str,
-        target: str,
-        converter_for: Callable[[str], Callable[[list[Any]], Conversion[Any]] | None],
-        fast: bool,
-        places: bool = True,
-        fast_for: Callable[[str], FastConverter | None] | None = None,
-    ) -> None:
-        self.source = source
-        self.format = format
-        self.target = target
-        self._module: Any = None
-        self.converter_for = converter_for
-        self.use_fast = fast
-        """Whether to take the fast path (an input of ``FAST_MIN_BYTES`` or more)."""
-        self.fast_for = fast_for or (lambda kind: fast_converter(format, target, kind))
-        """The dict converter of a type (by default, from the format folder's table)."""
-        self.places = places
-        """Whether the converter's losses are given their ``file:line`` (else the file's name:
-        a caller that only counts them)."""
-        self.kind: str | None = None
-        self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
-        self.path: FastPath | None = None
-        self.nulls: AbsentNulls | None = None
-        self.fast: FastConverter | None = None
-        self.vouched = 0
-        """The lines converted by the dict converters (the fast path taken)."""
-
-    @property
-    def module(self) -> Any:
-        """The source's models (imported when a line first takes the model path)."""
-        if self._module is None:
-            self._module = find(MODULES[self.format], self.format).load()
-        return self._module
-
-    def _start(self, first: tuple[int, bytes]) -> bool:
-        """The type of the first document (all the batches' type) and what converts it: the
-        type its shape has when the fast path for that type vouches for it (``loads`` accepts
-        it as that type, so ``_read_documents`` names it so), else what ``loads`` reads it as."""
-        guess: str | None = None
-        if self.use_fast:
-            try:
-                guess = type_in(self.format, parsed(first[1]))
-            except ValueError:
-                guess = None
-            if guess is not None:
-                self.fast = self.fast_for(guess)
-            if self.fast is not None and guess is not None:
-                self.path = line_path(self.format, MODULES[self.format], guess, True)
-                if self.path is not None and self.path.vouches_line(first[1]):
-                    self.kind = guess
-        if self.kind is None:
-            _, types, _ = _read_documents(self.source, [first], self.module, self.format)
-            self.kind = types[0]
-            if self.fast is not None and self.kind != guess:
-                self.fast = self.path = None
-        if self.path is not None:
-            self.nulls = absent_nulls(self.format, MODULES[self.format])
-        self.converter = self.converter_for(self.kind)
-        return self.converter is not None
-
-    def convert(self, batch: list[tuple[int, bytes]]) -> Batch | None:
-        """One batch converted; None when a document is of another type than the first one's,
-        or the type has no converter here. ``ConvertError`` (one line) at a document that
-        cannot be read or converted."""
-        if self.kind is None and not self._start(batch[0]):
-            return None
-        done = Batch()
-        for vouched, run in runs(batch, self.path):
-            if vouched and self._fast_run(run, done):
-                continue
-            for part in [[line] for line in run] if vouched and len(run) > 1 else [run]:
-                # a run the dict converter handed back: each line by it, or by the models
-                if not (vouched and self._fast_run(part, done)) and not self._model_run(part, done):
-                    return None
-        return done
-
-    def _fast_run(self, run: list[tuple[int, bytes]], done: Batch) -> bool:
-        """A run of vouched lines by the dict converter; False (nothing done) when it hands a
-        document back, or one cannot be read or written as the fast path reads and writes."""
-        assert self.fast is not None and self.kind is not None
-        try:
-            documents = [parsed(text) for _, text in run]
-            nulls = self.nulls
-            if nulls is not None:
-                for (_, text), document in zip(run, documents, strict=True):
-                    if b"null" in text and nulls.pattern.search(text) and nulls.found(document):
-                        return False  # the model path's reading names that null
-            converted, losses = self.fast(documents, self.kind)
-            written = [dumped(document) for document in converted]
-        except (FastUnsupported, ValueError):
-            return False
-        done.written += written
-        self._converter_losses(run, losses, done)
-        self.vouched += len(run)
-        return True
-
-    def _model_run(self, run: list[tuple[int, bytes]], done: Batch) -> bool:
-        assert self.converter is not None
-        values, types, read = _read_documents(self.source, run, self.module, self.format)
-        if any(name != self.kind for name in types):
-            return False
-        try:
-            result = self.converter(values)
-        except UnsupportedConversion as error:
-            raise ConvertError(f"{self.source.name}: {error}") from None
-        del values
-        done.written += _dumped(result.value, self.target)[0]
-        done.read += read
-        self._converter_losses(run, result.losses, done)
-        return True
-
-    def _converter_losses(
-        self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
-    ) -> None:
-        if not self.places:
-            name = self.source.name
-            done.losses += [(name, loss) for loss in losses]
-            return
-        lines = [line for line, _ in run]
-        for loss in losses:
-            where, pointer = _where(self.source, lines, True, loss.pointer)
-            done.losses.append((where, Loss(pointer, loss.kind, loss.reason)))
-
-
-def _unread(
-    source: Input, line: int, document: Any, value: Any, format: str
-) -> list[tuple[str, Loss]]:
-    """A ``dropped`` loss for each key of a document that its format's reader dropped, or
-    whose null it read as absent; an ``invented`` one for each missing key it stamped now."""
-    where = f"{source.name}:{line}"
-    unknown, nulls, stamped = unread(document, value)
-    unknown_reason = READER_DROPS.format(format=format)
-    null_reason = NULL_READ_AS_ABSENT.format(format=format)
-    return (
-        [(where, Loss(pointer, "dropped", unknown_reason)) for pointer in unknown]
-        + [(where, Loss(pointer, "dropped", null_reason)) for pointer in nulls]
-        + [
-            (where, Loss(pointer, "invented", STAMPED_NOW.format(format=format, key=key)))
-            for pointer in stamped
-            for key in (pointer.rpartition("/")[2],)
-        ]
-    )
-
-
-@functools.cache
-def _wire_type(module: Any, name: str) -> Any:
-    """The type a name stands for (``list[T]`` too), one object per name: ``loads`` keeps one
-    TypeAdapter per type object."""
-    if name.startswith("list[") and name.endswith("]"):
-        return list[getattr(module, name[5:-1])]  # type: ignore[misc]
-    return getattr(module, name)
-
-
-def _dumped(value: Any, format: str) -> tuple[list[str], bool, bool]:
-    """The documents the target writes for a converted value (their JSON, no line end; an
-    Operator-Use session file: the whole file, one document), whether they are JSONL, and
-    whether they are a session file."""
-    module = find(MODULES[format], format).load()
-    if format in SESSION_FILES and type(value).__name__ in ("SessionFileLines", "JsonLines"):
-        return [str(module.dumps(value))], True, True
-    if isinstance(value, list):
-        return [str(module.dumps(item)) for item in value], True, False
-    return [str(module.dumps(value))], False, False
-
-
 def _written(
     source: Input, value: Any, format: str, version: str | None
 ) -> tuple[list[str], bool, bool, list[tuple[str, Loss]]]:
@@ -480,17 +222,6 @@ def _written(
             for index, loss in losses
         ],
     )
-
-
-def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple[str, str]:
-    """``file:line`` of a loss, and its pointer within that line's document."""
-    if not listed:
-        return f"{source.name}:1", pointer
-    # the first token is an index (no escapes in it); the rest stays escaped as it is
-    index, slash, rest = pointer[1:].partition("/")
-    if pointer.startswith("/") and index.isdecimal() and int(index) < len(lines):
-        return f"{source.name}:{lines[int(index)]}", slash + rest
-    return source.name, pointer
 
 
 def _to_target(value: Any, format: str, target: str, source: Input) -> Conversion[Any]:

@@ -27,17 +27,10 @@ from typing import IO, Any
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
+from ._batches import Batches
+from ._documents import MODULES, _parsed, _read_documents
 from ._fast import FAST_MIN_BYTES, FastConverter, fast_converter
-from ._files import (
-    MODULES,
-    Batches,
-    Converted,
-    _converts_alone,
-    _parsed,
-    _read_documents,
-    _recognised,
-    batch_size,
-)
+from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._route import convert
 from ._types import Conversion, Loss
