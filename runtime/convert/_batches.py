@@ -139,7 +139,7 @@ class Batches:
             nulls = self.nulls
             if nulls is not None:
                 for (_, text), document in zip(run, documents, strict=True):
-                    if b"null" in text and nulls.pattern.search(text) and nulls.found(document):
+                    if nulls.may_have(text) and nulls.found(document):
                         return False  # the model path's reading names that null
             converted, losses = self.fast(documents, self.kind)
             written = [dumped(document) for document in converted]

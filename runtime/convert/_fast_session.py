@@ -81,7 +81,7 @@ def session_converted(
     except ValueError:
         return None
     nulls = absent_nulls(HUB, version)
-    if nulls is not None and nulls.pattern.search(compacted) and nulls.found(session):
+    if nulls is not None and nulls.may_have(bytes(compacted)) and nulls.found(session):
         return None
     if type(session) is not dict or type(session.get("loops")) is not list:
         return None
