@@ -29,6 +29,7 @@ from phi_wire.convert import (
 )
 from phi_wire.convert import _files as convert_files
 from phi_wire.fastpath import compact
+from phi_wire.formats import find
 
 Items = list[tuple[str, tuple[Any, ...]]] | tuple[str, str]
 Run = tuple[Items, Items, int]
@@ -256,3 +257,50 @@ def test_a_null_the_reader_reads_as_absent_is_found_where_a_model_has_it() -> No
     assert nulls.found({**event, "result": result})
     assert nulls.may_have(_fast.dumped(event).encode())  # a cheap first look
     assert not nulls.may_have(b'{"text":"\\"child_loop_id\\":nul","x":1}')
+
+
+@pytest.mark.parametrize(
+    ("format", "version", "kind", "release"),
+    [
+        ("clark-agent", "0.4", "AgentMessage", "0.4.0"),
+        ("clark-agent", "0.4", "AgentEvent", "0.4.0"),
+        ("phi-core", "0.10", "AgentMessage", "0.10.0"),
+        ("phi-core", "0.10", "AgentEvent", "0.10.0"),
+    ],
+)
+def test_what_a_vouched_line_implies_for_the_losses_of_reading(
+    format: str, version: str, kind: str, release: str
+) -> None:
+    """A line the fast path vouches for has no key its reader drops; a null it reads as absent
+    is found by ``AbsentNulls`` (the line takes the model path); a timestamp it stamps is one the
+    line lacks (the dict converters hand such a line back: ``test_convert_fast_clark_*``)."""
+    from phi_wire.convert._unread import unread
+
+    path = _fast.line_path(format, version, kind, True)
+    nulls = _fast.absent_nulls(format, version)
+    assert path is not None and nulls is not None
+    module = find(version, format).load()
+    lines = corpus_lines(format, (release,), {kind})
+    vouched = 0
+    for seed, line in enumerate(lines):
+        for variant in [line, *corruptions(line, seed)]:
+            if not path.vouches_line(variant):
+                continue
+            vouched += 1
+            document = json.loads(variant)
+            unknown, absent, stamped = unread(
+                document, module.loads(getattr(module, kind), variant)
+            )
+            assert unknown == [], variant
+            assert not absent or nulls.found(document), variant
+            assert all(
+                pointer.rpartition("/")[2] not in _at(document, pointer.rpartition("/")[0])
+                for pointer in stamped
+            ), variant
+    assert vouched > len(lines)
+
+
+def _at(document: Any, pointer: str) -> Any:
+    for token in pointer.split("/")[1:]:
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    return document
