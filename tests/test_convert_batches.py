@@ -34,6 +34,8 @@ def test_batches_give_what_the_whole_input_gives(
     big = tmp_path / "big.jsonl"
     big.write_bytes(path.read_bytes() * 3)
     monkeypatch.setattr(convert_files, "BATCH", 7)
+    # the model path's batches (what holds models); the fast path's: tests/test_convert_fast*.py
+    monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 2**62)
     held: list[int] = []
     real_convert = convert_files.convert
 

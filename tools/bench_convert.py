@@ -3,7 +3,7 @@
 
     python tools/bench_convert.py [--size-mb 30] [--repeat 5] [--library-mb 2] [--workdir DIR]
                                   [--only TEXT]... [--memory] [--memory-only]
-                                  [--memory-mb 20 200]
+                                  [--memory-mb 20 200] [--compare PYTHON]
 
 Inputs. It writes its own, ``--size-mb`` of each kind, from the real documents of the fixture
 corpora (found through their manifests): phi-core message lists (JSONL of the AgentMessages of
@@ -46,6 +46,10 @@ phi-core messages and events -> clark-agent) and two read whole (phi-core messag
 Operator-Use, clark-agent events -> phi-core) (issue 19's goal: the big input's peak under 2x the
 small one's). The peak is the child's VmHWM, not ``getrusage(RUSAGE_CHILDREN)``: Linux carries
 ``ru_maxrss`` over ``exec``, so a child would report at least the benchmark's own peak.
+
+``--compare PYTHON``: another install's command (its interpreter, such as a worktree of main's
+``.venv/bin/python``) timed in the same interleaved rounds, a ``compared`` line under each case:
+two versions side by side on the same loaded machine.
 
 ``--only TEXT`` (repeatable) keeps the cases whose name contains TEXT (``--only 'clark-agent
 history'``).
@@ -423,13 +427,13 @@ class Run:
     stderr: str
 
 
-def run(code: str, *arguments: str) -> Run:
-    """``code`` (``COMMAND`` or ``JSON_ROUND_TRIP``) in a fresh interpreter, this process's
-    garbage collected first."""
+def run(code: str, *arguments: str, python: str = sys.executable) -> Run:
+    """``code`` (``COMMAND`` or ``JSON_ROUND_TRIP``) in a fresh interpreter (``python``: this
+    one's, or another install's), this process's garbage collected first."""
     gc.collect()
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-c", code, *arguments], capture_output=True, text=True, check=False
+        [python, "-c", code, *arguments], capture_output=True, text=True, check=False
     )
     wall = time.perf_counter() - start
     peak = re.findall(r"peak_rss_kb (\d+)", result.stderr)
@@ -467,8 +471,8 @@ class Case:
         """The command line, with IN and OUT for the paths."""
         return shlex.join(["phi-wire", *self.arguments(Path("IN"), Path("OUT"))[:5]]) + " IN -o OUT"
 
-    def command(self, source: Path, out: Path) -> Run:
-        return run(COMMAND, *self.arguments(source, out))
+    def command(self, source: Path, out: Path, python: str = sys.executable) -> Run:
+        return run(COMMAND, *self.arguments(source, out), python=python)
 
     def baseline(self, source: Path, out: Path) -> Run:
         output = out / f"{self.kind.slug}.json-round-trip{self.kind.suffix}"
@@ -522,11 +526,14 @@ def try_cases(cases: list[Case], samples: dict[str, Path], out: Path) -> None:
 # --- throughput ------------------------------------------------------------------------------
 
 
-def throughput(cases: list[Case], inputs: dict[str, Path], out: Path, repeat: int) -> None:
-    """Every convertible case's baseline and command in each round; the table of medians."""
+def throughput(
+    cases: list[Case], inputs: dict[str, Path], out: Path, repeat: int, compare: str | None = None
+) -> None:
+    """Every convertible case's baseline and command in each round (and, with ``compare``,
+    another install's command: its interpreter); the table of medians."""
     convertible = [case for case in cases if case.refused is None]
     runs: dict[str, dict[str, list[Run]]] = {
-        case.name: {"json": [], "convert": []} for case in convertible
+        case.name: {"json": [], "convert": [], "compared": []} for case in convertible
     }
     for number in range(1, repeat + 1):
         started = time.perf_counter()
@@ -538,6 +545,8 @@ def throughput(cases: list[Case], inputs: dict[str, Path], out: Path, repeat: in
             if command.status not in (0, 1):  # 1: converted, with losses (--fail-on-loss only)
                 raise SystemExit(f"{case.name}: exit {command.status}: {command.stderr[-800:]}")
             runs[case.name]["convert"].append(command)
+            if compare is not None:
+                runs[case.name]["compared"].append(case.command(source, out, compare))
         print(f", {time.perf_counter() - started:.0f} s", flush=True)
     print(
         f"\nthroughput: medians of {repeat} interleaved rounds; load average now {load()}\n"
@@ -562,6 +571,19 @@ def throughput(cases: list[Case], inputs: dict[str, Path], out: Path, repeat: in
             f"  {size / wall:6.1f} MB/s {wall:6.2f} s  {base / wall:5.2f}x"
             f"  {base_rss:10.0f} / {rss:6.0f} MB"
         )
+        compared = runs[case.name]["compared"]
+        if compared:
+            if any(r.status not in (0, 1) for r in compared):
+                print(
+                    f"  {'':40s} compared: exit {compared[0].status}: {compared[0].stderr[-200:]}"
+                )
+                continue
+            other = statistics.median(r.wall for r in compared)
+            other_rss = statistics.median(r.rss_kb for r in compared) / 1024
+            print(
+                f"  {'':40s} {'compared':>8s}  {'':17s}  {size / other:6.1f} MB/s {other:6.2f} s"
+                f"  {base / other:5.2f}x  {'':10s} / {other_rss:6.0f} MB"
+            )
 
 
 # --- the library path ------------------------------------------------------------------------
@@ -739,6 +761,12 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--workdir", type=Path, help="where the inputs are made and kept (default: a temporary one)"
     )
+    parser.add_argument(
+        "--compare",
+        metavar="PYTHON",
+        help="also time another install's command in the same rounds (the interpreter of its "
+        "venv, e.g. a worktree of main's .venv/bin/python): a 'compared' line under each case",
+    )
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
     return parser.parse_args()
@@ -797,7 +825,7 @@ def main() -> None:
             for case in cases:
                 print(f"  {case.name:40s} {case.shown()}")
             if args.repeat:
-                throughput(cases, inputs, place.out, args.repeat)
+                throughput(cases, inputs, place.out, args.repeat, args.compare)
             if args.library_mb:
                 library(cases, samples, args.repeat or 1)
         if args.memory or args.memory_only:

@@ -40,6 +40,7 @@ for a ``.gz`` name).
 
 from __future__ import annotations
 
+from ._fast import FastConverter, FastUnsupported, Place, checked_number, pointer_of
 from ._files import Converted, convert_input
 from ._ids import EntryIds, derived_id
 from ._inputs import (
@@ -70,6 +71,8 @@ __all__ = [
     "Converted",
     "Document",
     "EntryIds",
+    "FastConverter",
+    "FastUnsupported",
     "Input",
     "Loss",
     "LossKind",
@@ -79,8 +82,10 @@ __all__ = [
     "NotStreamed",
     "OutputRefused",
     "Outputs",
+    "Place",
     "Stream",
     "UnsupportedConversion",
+    "checked_number",
     "convert",
     "convert_file",
     "convert_input",
@@ -90,6 +95,7 @@ __all__ = [
     "inputs_named",
     "output_name",
     "plan_outputs",
+    "pointer_of",
     "read_input",
     "reordered_by_sorting",
     "streamed",

@@ -23,33 +23,25 @@ written as another format's, and what was lost on the way counted.
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from phi_wire.errors import WireError
-from phi_wire.formats import FORMATS, HUB, find, newest
-from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
+from phi_wire.formats import FORMATS, HUB, find
+from phi_wire.recognise import SPOKEN, Recognised, recognise, recognise_lines
 from phi_wire.serde import CollectorPaused
 
+from ._batches import Batches
+from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
+from ._fast import FAST_MIN_BYTES
+from ._fast_session import session_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion
-from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, STAMPED_NOW, unread
 from ._version import SESSION_FILES, VersionError, rewritten
-from ._wording import not_json, rejected
 
 __all__ = ["MODULES", "Converted", "convert_input"]
-
-MODULES = {
-    "phi-core": newest().version,
-    "clark-agent": "0.4",
-    "operator-use": "d0da87a6",
-    "otel-genai": newest("otel-genai").version,
-    "pi": newest("pi").version,
-}
-"""The version of each format the converters read and write."""
 
 
 @dataclass
@@ -83,14 +75,6 @@ class Converted:
         for _, loss in self.losses:
             counts[(loss.kind, loss.reason)] = counts.get((loss.kind, loss.reason), 0) + 1
         return counts
-
-
-def _parsed(source: Input, line: int, text: bytes, format: str | None = None) -> Any:
-    try:
-        return parse(text)
-    except (ValueError, RecursionError):
-        within, message = not_json(text, format)  # validate's words, with line and column
-        raise ConvertError(f"{source.name}:{line + within - 1}: {message}") from None
 
 
 def _is_session_header(document: Any) -> bool:
@@ -131,18 +115,6 @@ def _recognised(source: Input, given: str | None) -> Recognised:
     return found
 
 
-def _problem(source: Input, line: int, text: bytes, error: WireError, format: str) -> ConvertError:
-    """One line naming the file, the line and the first problem (its JSON pointer), in the words
-    ``phi-wire validate`` uses (a lone surrogate escape named as such)."""
-    from phi_wire.validate import line_of
-
-    where = line + (error.line - 1 if error.line else 0)
-    if not error.line and not source.lines and error.pointer:
-        where = line_of(text.decode("utf-8", "replace"), error.pointer)
-    message = rejected(error, text, format)
-    return ConvertError(f"{source.name}:{where}: {message}")
-
-
 def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str, Loss]]]:
     """The input read as ``format``: a model (one document), a list of models (JSONL) or a
     session file; the line of each item (for the losses' pointers); and the losses of reading
@@ -172,35 +144,6 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
     return values, [line for line, _ in source.documents], losses
 
 
-def _read_documents(
-    source: Input, documents: list[tuple[int, bytes]], module: Any, format: str
-) -> tuple[list[Any], list[str], list[tuple[str, Loss]]]:
-    """Each document read by ``format``'s ``loads`` as the type its shape has: the models, the
-    types' names and the losses of reading (the keys the reader dropped)."""
-    values = []
-    types = []
-    losses = []
-    for line, text in documents:
-        document = _parsed(source, line, text, format)
-        name = type_in(format, document)
-        try:
-            value = module.loads(_wire_type(module, name), text)
-        except module.WireError as error:
-            # a shape detection takes for another type (phi-core's content block, whose `type`
-            # detection reads as an event's): read as the type recognition names, as validate does
-            claimed = recognise(document)
-            if claimed is None or claimed.format != format or claimed.type in ("", name):
-                raise _problem(source, line, text, error, format) from None
-            try:
-                name, value = claimed.type, module.loads(_wire_type(module, claimed.type), text)
-            except module.WireError:
-                raise _problem(source, line, text, error, format) from None
-        values.append(value)
-        types.append(name)
-        losses += _unread(source, line, document, value, format)
-    return values, types, losses
-
-
 BATCH = 1000
 """The documents of a JSONL input converted at once where each converts on its own (clark-agent
 history rows to phi-core, phi-core messages and events to clark-agent): the models of one batch
@@ -225,75 +168,28 @@ def _convert_batches(source: Input, format: str, target: str) -> Converted | Non
     """A JSONL input whose documents each convert on its own, converted ``BATCH`` documents at a
     time (the same documents and losses as converting it whole); None if it has documents of
     several types, or a type that does not convert alone (then it is converted whole)."""
-    module = find(MODULES[format], format).load()
+
+    def alone(kind: str) -> Callable[[list[Any]], Conversion[Any]] | None:
+        if not _converts_alone(format, target, kind):
+            return None
+        return lambda values: convert(values, source=format, target=target, name=source.name)
+
+    batches = Batches(source, format, target, alone, len(source.data) >= FAST_MIN_BYTES)
     documents: list[str] = []
     read: list[tuple[str, Loss]] = []
     losses: list[tuple[str, Loss]] = []
-    kind: str | None = None
     for start in range(0, len(source.documents), BATCH):
-        batch = source.documents[start : start + BATCH]
-        values, types, found = _read_documents(source, batch, module, format)
-        kind = kind or types[0]
-        if any(name != kind for name in types) or not _converts_alone(format, target, kind):
+        done = batches.convert(source.documents[start : start + BATCH])
+        if done is None:
             return None
-        try:
-            result = convert(values, source=format, target=target, name=source.name)
-        except UnsupportedConversion as error:
-            raise ConvertError(f"{source.name}: {error}") from None
-        del values
-        written, _, _ = _dumped(result.value, target)
-        documents += written
-        read += found
-        lines = [line for line, _ in batch]
-        for loss in result.losses:
-            where, pointer = _where(source, lines, True, loss.pointer)
-            losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+        documents += done.written
+        read += done.read
+        losses += done.losses
     text = "".join(document + "\n" for document in documents)
     count = len(source.documents)
     return Converted(
         format, target, text, read + losses, count, True, 0, documents, MODULES[target]
     )
-
-
-def _unread(
-    source: Input, line: int, document: Any, value: Any, format: str
-) -> list[tuple[str, Loss]]:
-    """A ``dropped`` loss for each key of a document that its format's reader dropped, or
-    whose null it read as absent; an ``invented`` one for each missing key it stamped now."""
-    where = f"{source.name}:{line}"
-    unknown, nulls, stamped = unread(document, value)
-    unknown_reason = READER_DROPS.format(format=format)
-    null_reason = NULL_READ_AS_ABSENT.format(format=format)
-    return (
-        [(where, Loss(pointer, "dropped", unknown_reason)) for pointer in unknown]
-        + [(where, Loss(pointer, "dropped", null_reason)) for pointer in nulls]
-        + [
-            (where, Loss(pointer, "invented", STAMPED_NOW.format(format=format, key=key)))
-            for pointer in stamped
-            for key in (pointer.rpartition("/")[2],)
-        ]
-    )
-
-
-@functools.cache
-def _wire_type(module: Any, name: str) -> Any:
-    """The type a name stands for (``list[T]`` too), one object per name: ``loads`` keeps one
-    TypeAdapter per type object."""
-    if name.startswith("list[") and name.endswith("]"):
-        return list[getattr(module, name[5:-1])]  # type: ignore[misc]
-    return getattr(module, name)
-
-
-def _dumped(value: Any, format: str) -> tuple[list[str], bool, bool]:
-    """The documents the target writes for a converted value (their JSON, no line end; an
-    Operator-Use session file: the whole file, one document), whether they are JSONL, and
-    whether they are a session file."""
-    module = find(MODULES[format], format).load()
-    if format in SESSION_FILES and type(value).__name__ in ("SessionFileLines", "JsonLines"):
-        return [str(module.dumps(value))], True, True
-    if isinstance(value, list):
-        return [str(module.dumps(item)) for item in value], True, False
-    return [str(module.dumps(value))], False, False
 
 
 def _written(
@@ -328,17 +224,6 @@ def _written(
     )
 
 
-def _where(source: Input, lines: list[int], listed: bool, pointer: str) -> tuple[str, str]:
-    """``file:line`` of a loss, and its pointer within that line's document."""
-    if not listed:
-        return f"{source.name}:1", pointer
-    # the first token is an index (no escapes in it); the rest stays escaped as it is
-    index, slash, rest = pointer[1:].partition("/")
-    if pointer.startswith("/") and index.isdecimal() and int(index) < len(lines):
-        return f"{source.name}:{lines[int(index)]}", slash + rest
-    return source.name, pointer
-
-
 def _to_target(value: Any, format: str, target: str, source: Input) -> Conversion[Any]:
     """One step: ``value`` (of ``format``) as ``target``'s; a phi-core message list or session
     to Operator-Use as its session file (how Operator-Use stores a conversation)."""
@@ -351,6 +236,22 @@ def _to_target(value: Any, format: str, target: str, source: Input) -> Conversio
         if isinstance(value, list):
             return to_session_file(value, target=target, name=source.name)
     return convert(value, source=format, target=target, name=source.name)
+
+
+def _fast_session(source: Input, format: str, target: str, version: str | None) -> Converted | None:
+    """A phi-core Session file of ``FAST_MIN_BYTES`` or more converted to a message list by the
+    fast path (``_fast_session``), as the model path would; None: it takes the model path."""
+    if source.lines or format != HUB or version is not None or target in SESSION_FILES:
+        return None
+    if len(source.data) < FAST_MIN_BYTES or b'"loops"' not in source.data:
+        return None
+    done = session_converted(source.data, target, MODULES[HUB])
+    if done is None:
+        return None
+    documents, losses = done
+    text = "".join(document + "\n" for document in documents)
+    placed = [(f"{source.name}:1", loss) for loss in losses]
+    return Converted(format, target, text, placed, 1, True, 0, documents, MODULES[target])
 
 
 def convert_input(
@@ -378,6 +279,9 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         batched = _convert_batches(source, recognised.format, target)
         if batched is not None:
             return batched
+    fast = _fast_session(source, recognised.format, target, version)
+    if fast is not None:
+        return fast
     value, lines, losses = _loaded(source, recognised.format)
     format = recognised.format
     try:

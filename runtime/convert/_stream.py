@@ -27,20 +27,13 @@ from typing import IO, Any
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.serde import CollectorPaused
 
-from ._files import (
-    MODULES,
-    Converted,
-    _converts_alone,
-    _dumped,
-    _parsed,
-    _read_documents,
-    _recognised,
-    _where,
-    batch_size,
-)
+from ._batches import Batches
+from ._documents import MODULES, _parsed, _read_documents
+from ._fast import FAST_MIN_BYTES, FastConverter, fast_converter
+from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._route import convert
-from ._types import Conversion, Loss, UnsupportedConversion
+from ._types import Conversion, Loss
 
 __all__ = ["NotStreamed", "Stream", "streamed"]
 
@@ -82,58 +75,70 @@ class Stream:
     losses: list[tuple[str, Loss]] = field(default_factory=list)
     read_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    stateful: dict[str, Any] = field(default_factory=dict)
+    """The stream converters made, by type (None: the type has none)."""
 
     def batches(self) -> Iterator[list[str]]:
         """Each batch converted, in order; ``ConvertError`` (one line, the words of
         ``convert_input``) at the first document that cannot be, ``NotStreamed`` at a batch of
         another type."""
-        module = find(MODULES[self.format], self.format).load()
-        kind: str | None = None
-        converter: Callable[[list[Any]], Conversion[Any]] | None = None
+        size = os.fstat(self.handle.fileno()).st_size
+        batches = Batches(
+            self.source,
+            self.format,
+            self.target,
+            self._converter,
+            size >= FAST_MIN_BYTES,
+            self.keep,
+            self._fast,
+        )
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
                 for batch in _batched(_lines(self.handle), batch_size()):
-                    values, types, read = _read_documents(self.source, batch, module, self.format)
-                    kind = kind or types[0]
-                    if any(name != kind for name in types):
+                    done = batches.convert(batch)
+                    if done is None:
                         raise NotStreamed(self.source.name)
-                    converter = converter or self._converter(kind, module)
-                    try:
-                        result = converter(values)
-                    except UnsupportedConversion as error:
-                        raise ConvertError(f"{self.source.name}: {error}") from None
-                    del values
-                    written, _, _ = _dumped(result.value, self.target)
                     self.documents += len(batch)
-                    self._lost(read, self.read, self.read_counts)
-                    lines = [line for line, _ in batch]
-                    self._lost(
-                        [
-                            (where, Loss(pointer, loss.kind, loss.reason))
-                            for loss in result.losses
-                            for where, pointer in (_where(self.source, lines, True, loss.pointer),)
-                        ],
-                        self.losses,
-                        self.counts,
-                    )
-                    yield written
+                    self._lost(done.read, self.read, self.read_counts)
+                    self._lost(done.losses, self.losses, self.counts)
+                    yield done.written
         finally:
             self.handle.close()
 
-    def _converter(self, kind: str, module: Any) -> Callable[[list[Any]], Conversion[Any]]:
+    def _converter(self, kind: str) -> Callable[[list[Any]], Conversion[Any]] | None:
         """What converts each batch: ``convert`` where each document converts alone, a stream
         converter that carries the run's state where the pair has one (clark-agent events to
-        phi-core); ``NotStreamed`` for any other type."""
+        phi-core); None for any other type."""
         name = self.source.name
         if _converts_alone(self.format, self.target, kind):
             return lambda values: convert(values, source=self.format, target=self.target, name=name)
-        location = STREAM_CONVERTERS.get((self.format, self.target, kind))
-        if location is None:
-            raise NotStreamed(name)
-        path, _, attribute = location.partition(":")
-        made = getattr(importlib.import_module(path), attribute)(self._identity(module))
+        made = self._stateful(kind)
+        if made is None:
+            return None
         stream_converter: Callable[[list[Any]], Conversion[Any]] = made.convert
         return stream_converter
+
+    def _fast(self, kind: str) -> FastConverter | None:
+        """The dict converter of ``kind``: a stream converter's own (``convert_dicts``, the same
+        state as its model path's), else the format folder's."""
+        if (self.format, self.target, kind) in STREAM_CONVERTERS:
+            made = self._stateful(kind)
+            found: FastConverter | None = getattr(made, "convert_dicts", None)
+            return found
+        return fast_converter(self.format, self.target, kind)
+
+    def _stateful(self, kind: str) -> Any | None:
+        """The stream converter of ``kind`` (made once, with the stream's identity), or None."""
+        if kind not in self.stateful:
+            location = STREAM_CONVERTERS.get((self.format, self.target, kind))
+            if location is None:
+                self.stateful[kind] = None
+            else:
+                path, _, attribute = location.partition(":")
+                module = find(MODULES[self.format], self.format).load()
+                identity = self._identity(module)
+                self.stateful[kind] = getattr(importlib.import_module(path), attribute)(identity)
+        return self.stateful[kind]
 
     def _identity(self, module: Any) -> Any | None:
         """The identity of the stream's first ``run_identified`` event, read as the stream reads
@@ -191,7 +196,7 @@ def _lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes]]:
     ``_inputs.input_of`` finds a JSONL file's documents."""
     for number, line in enumerate(handle, 1):
         body = line[:-1] if line.endswith(b"\n") else line
-        if body.strip():
+        if body and not body.isspace():  # as ``strip()``, without copying the line
             yield number, body
 
 

@@ -24,11 +24,16 @@ Every loss names a JSON pointer into the *source* document (wire key names).
 
 from __future__ import annotations
 
+from phi_wire.convert import FastConverter
+
 from ._events_from_phi import from_phi_core
+from ._fast_from_phi import events_from_phi, messages_from_phi
+from ._fast_to_phi import messages_to_phi
 from ._shared import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
 from ._to_phi import EventStreamToPhi, to_phi_core
 
 __all__ = [
+    "FAST_CONVERTERS",
     "STOP_REASON_FROM_PHI",
     "STOP_REASON_TO_PHI",
     "SYSTEM_KIND",
@@ -37,3 +42,12 @@ __all__ = [
     "from_phi_core",
     "to_phi_core",
 ]
+
+FAST_CONVERTERS: dict[tuple[str, str, str], FastConverter] = {
+    ("clark-agent", "phi-core", "AgentMessage"): messages_to_phi,
+    ("phi-core", "clark-agent", "AgentMessage"): messages_from_phi,
+    ("phi-core", "clark-agent", "AgentEvent"): events_from_phi,
+}
+"""(source, target, type) -> the dict converter of the lines the source's fast path vouches
+for (``phi_wire.convert``'s seam: ``FastConverter``). clark-agent's events, whose conversion
+carries the run's state, have theirs on the stream converter: ``EventStreamToPhi.convert_dicts``."""

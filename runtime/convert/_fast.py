@@ -1,0 +1,248 @@
+"""A JSONL line that the source's fast path vouches for (``phi_wire.fastpath``: valid for the
+source's ``loads`` as the batch's type, in its writer's compact form and key order) is converted
+without models: pydantic-core's JSON reader gives its dict (as ``json.loads`` would), a format
+folder's dict converter builds the target's dict in the target writer's key order, and
+pydantic-core's writer writes exactly the target's ``dumps`` bytes. Every other line takes the
+model path, unchanged (its errors and their words too).
+
+What a vouched line implies for the losses of reading (``_unread``): no unknown key (the writer's
+form has none). It does not imply that no null is read as absent, nor that a missing timestamp
+is stamped with the time of reading: the dict converters see those themselves and hand such a
+document back (``FastUnsupported``), so it takes the model path.
+
+The dict converters are found in each format's ``convert`` module, in its ``FAST_CONVERTERS``
+table, keyed ``(source, target, type)``. A converter takes the documents (dicts) and the type's
+name and returns the target's dicts and the losses (``phi_wire.convert.Loss``, the model
+converters' pointers, the first token the document's index in the list given); a document it
+cannot convert exactly makes it raise ``FastUnsupported``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, from_json, to_json
+
+from phi_wire.fastpath import FastPath, fast_path
+from phi_wire.formats import FOLDERS, HUB, find
+from phi_wire.pointer import escape
+
+from ._types import Loss
+
+__all__ = [
+    "FAST_MIN_BYTES",
+    "AbsentNulls",
+    "FastConverter",
+    "FastUnsupported",
+    "Place",
+    "absent_nulls",
+    "checked_number",
+    "dumped",
+    "fast_converter",
+    "line_path",
+    "parsed",
+    "pointer_of",
+    "runs",
+]
+
+FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
+"""``(documents, type) -> (target documents, losses)``: the shared contract of dict converters."""
+
+FAST_MIN_BYTES = 128 * 1024
+"""The inputs from which the fast path is taken (its expression loaded from the cache in
+milliseconds, or built once: 0.1-1 s; the model path converts 128 kB in about 0.1 s). A smaller
+input takes the model path alone, whatever the cache holds: which path converts a file does not
+depend on the cache (the result never does)."""
+
+
+class FastUnsupported(Exception):
+    """A document a dict converter cannot convert exactly: it takes the model path."""
+
+
+def fast_converter(source: str, target: str, kind: str) -> FastConverter | None:
+    """The dict converter of ``kind`` from ``source`` to ``target`` (one of them the hub), from
+    the other format's ``FAST_CONVERTERS`` table; None: there is none."""
+    other = target if source == HUB else source
+    if HUB not in (source, target) or other not in FOLDERS:
+        return None
+    module = importlib.import_module(f"{FOLDERS[other]}.convert")
+    table: dict[tuple[str, str, str], FastConverter] = getattr(module, "FAST_CONVERTERS", {})
+    return table.get((source, target, kind))
+
+
+_PATHS: dict[tuple[str, str, str], FastPath | None] = {}
+
+
+def line_path(format: str, version: str, kind: str, build: bool) -> FastPath | None:
+    """The fast path for JSONL lines of ``kind`` (once per process; built when ``build`` and not
+    cached). phi-core's vouches only for what its detection takes for ``kind``."""
+    key = (format, version, kind)
+    if key not in _PATHS or (_PATHS[key] is None and build):
+        detect = None
+        if format == HUB:
+            from phi_wire.formats.phi_core.recognise import detected_as
+
+            detect = detected_as
+        _PATHS[key] = fast_path(version, [kind], detect, build, format)
+    return _PATHS[key]
+
+
+_NEGATIVE_ZERO = re.compile(rb"-0[,\]}]")  # a literal start: the engine's fast search
+"""An integer ``-0``, which serde reads as the float ``-0.0`` and ``json.loads`` as ``0`` (the
+line takes the model path; rarely also a string that holds these bytes)."""
+
+
+class AbsentNulls:
+    """Finds a null that a format's reader reads as absent (a field not written when None:
+    ``x-skip-serializing-if: is_none``) in a document: the model path's reading names it
+    (``_unread``), so such a document takes the model path. ``may_have`` finds the lines that may
+    have one (``"key":null`` for such a key); ``found`` looks at the document: an object holding
+    that key with a null whose keys fit a model with such a field (all its required keys, none
+    it lacks) is taken for one. Every instance of such a model fits, so none is missed; an
+    object of another kind that happens to fit only sends its line to the model path."""
+
+    def __init__(self, shapes: dict[str, list[tuple[frozenset[str], frozenset[str] | None]]]):
+        self.shapes = shapes
+        """key -> (required keys, all keys: None when the model keeps unknown ones) of each
+        model that does not write it when None."""
+        self.keys = frozenset(key.encode() for key in shapes)
+
+    def may_have(self, text: bytes) -> bool:
+        """Whether a compact line has ``"key":null`` for such a key (as the writer spells keys:
+        no escapes): a cheap first look before ``found``."""
+        position = text.find(b'":null')
+        while position != -1:
+            start = text.rfind(b'"', 0, position)
+            if text[start + 1 : position] in self.keys:
+                return True
+            position = text.find(b'":null', position + 6)
+        return False
+
+    def found(self, document: Any) -> bool:
+        """Whether ``document`` (parsed JSON) may hold a null its reader reads as absent."""
+        shapes = self.shapes
+        pending = [document]
+        while pending:
+            value = pending.pop()
+            if type(value) is dict:
+                for key, item in value.items():
+                    if item is None:
+                        for required, known in shapes.get(key, ()):
+                            keys = value.keys()
+                            if required <= keys and (known is None or keys <= known):
+                                return True
+                    elif type(item) is dict or type(item) is list:
+                        pending.append(item)
+            else:
+                pending += [item for item in value if type(item) is dict or type(item) is list]
+        return False
+
+
+@functools.cache
+def absent_nulls(format: str, version: str) -> AbsentNulls | None:
+    """The ``AbsentNulls`` of ``format``'s ``version`` (None: its models have no such field)."""
+    module = find(version, format).load()
+    shapes: dict[str, list[tuple[frozenset[str], frozenset[str] | None]]] = {}
+    for value in vars(module).values():
+        if not (isinstance(value, type) and issubclass(value, BaseModel)):
+            continue
+        keys: dict[str, bool] = {}
+        skipped: list[str] = []
+        for name, field in value.model_fields.items():
+            alias = field.validation_alias if isinstance(field.validation_alias, str) else None
+            key = alias or field.alias or name
+            keys[key] = field.is_required()
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            if extra.get("x-skip-serializing-if") == "is_none":
+                skipped.append(key)
+        required = frozenset(key for key, needed in keys.items() if needed)
+        known = None if value.model_config.get("extra") == "allow" else frozenset(keys)
+        for key in skipped:
+            shapes.setdefault(key, []).append((required, known))
+    return AbsentNulls(shapes) if shapes else None
+
+
+def _negative_zero(text: bytes) -> bool:
+    """Whether a compact line has the number ``-0`` (a value: after ``:``, ``,`` or ``[``)."""
+    return any(text[found.start() - 1] in b":,[" for found in _NEGATIVE_ZERO.finditer(text))
+
+
+def runs(
+    lines: list[tuple[int, bytes]], path: FastPath | None
+) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
+    """The batch's lines in runs of consecutive lines, each run vouched for or not."""
+    if path is None:
+        yield False, lines
+        return
+    vouches = path.vouches_line
+    run: list[tuple[int, bytes]] = []
+    state = True
+    for item in lines:
+        text = item[1]
+        vouched = vouches(text) and (b"-0" not in text or not _negative_zero(text))
+        if vouched is not state and run:
+            yield state, run
+            run = []
+        state = vouched
+        run.append(item)
+    if run:
+        yield state, run
+
+
+def parsed(text: bytes | bytearray) -> Any:
+    """A vouched line's JSON (pydantic-core's reader: the values ``json.loads`` gives, faster);
+    ``ValueError`` for one it does not take (a lone surrogate escape)."""
+    return from_json(text)
+
+
+def dumped(document: dict[str, Any]) -> str:
+    """A target dict as the target's writer writes it: compact, keys in the dict's order, text
+    unescaped but for ``"``, ``\\`` and control characters (pydantic-core's writer: what
+    serde_json and ``json.dumps(..., ensure_ascii=False)`` write, for the numbers
+    ``checked_number`` lets through); ``ValueError`` for what it cannot write."""
+    try:
+        return to_json(document).decode()
+    except PydanticSerializationError as error:
+        raise ValueError(str(error)) from None
+
+
+Place: TypeAlias = "tuple[Place, str | int] | None"
+"""Where a value is in a batch's documents: its parent's place and its key (None: the list of
+documents itself); its pointer is written only when a loss is found there."""
+
+
+def pointer_of(place: Place) -> str:
+    """The JSON pointer of a place."""
+    if place is not None and place[0] is None and type(place[1]) is int:
+        return f"/{place[1]}"  # a whole document of the batch: most losses
+    if place is not None and place[0] is not None and place[0][0] is None:
+        return f"/{place[0][1]}/{escape(place[1])}"  # a key of one: most others
+    tokens: list[str] = []
+    while place is not None:
+        place, token = place
+        if type(token) is int:
+            tokens.append(str(token))
+        else:
+            tokens.append(escape(token))
+    tokens.append("")
+    return "/".join(reversed(tokens))
+
+
+_I64_MIN = -(2**63)
+_U64_END = 2**64
+
+
+def checked_number(number: int | float) -> None:
+    """``FastUnsupported`` for a number of a free-form value that phi-wire's serde writers print
+    otherwise than Python's ``json``: an integer outside i64/u64 (serde_json reads it as a
+    float), a float Python prints with an exponent (``1e-07``, ``1e+16``) or not finite."""
+    if type(number) is int:
+        if not _I64_MIN <= number < _U64_END:
+            raise FastUnsupported("an integer outside i64/u64")
+    elif "e" in (text := repr(number)) or "n" in text:
+        raise FastUnsupported("a float printed with an exponent")

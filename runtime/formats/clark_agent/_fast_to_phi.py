@@ -1,0 +1,278 @@
+"""clark-agent 0.4 history rows -> phi-core 0.10 messages, dict to dict: the rows as ``json.loads``
+gives them (lines clark-agent's fast path vouched for), the messages built in phi-core's writer
+key order (an LlmMessage is written through a ``serde_json::Value``: every key sorted; an
+ExtensionMessage in declaration order, its ``data`` sorted), the same losses at the same pointers
+as ``_to_phi`` (built only when a loss is found). A row this cannot convert exactly (a missing
+timestamp, which the reader stamps with the time of reading; a null, which it may read as
+absent; a number phi-wire's writer prints otherwise than Python's ``json``) raises
+``FastUnsupported``: it takes the model path."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from phi_wire.convert import (
+    SORTED_BY_PHI_CORE,
+    FastUnsupported,
+    Loss,
+    Losses,
+    LossKind,
+    Place,
+    checked_number,
+    pointer_of,
+)
+
+from ._shared import _DATA_URL, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
+
+__all__ = ["checked_free", "messages_to_phi"]
+
+_CARRIER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _lose(losses: Losses, place: Place, kind: LossKind, reason: str) -> None:
+    losses.append(Loss(pointer_of(place), kind, reason))
+
+
+def _sorted_free(value: Any) -> tuple[Any, bool]:
+    """A free-form value with every object's keys sorted (as phi-core writes it), and whether
+    that changed an order; ``FastUnsupported`` for a number the writers print differently."""
+    if type(value) is dict:
+        keys = list(value)
+        reordered = any(a > b for a, b in itertools.pairwise(keys))
+        out = {}
+        for key in sorted(keys) if reordered else keys:
+            out[key], inner = _sorted_free(value[key])
+            reordered = reordered or inner
+        return out, reordered
+    if type(value) is list:
+        items = []
+        reordered = False
+        for item in value:
+            converted, inner = _sorted_free(item)
+            items.append(converted)
+            reordered = reordered or inner
+        return items, reordered
+    if type(value) in (int, float):
+        checked_number(value)
+    return value, False
+
+
+def checked_free(value: Any) -> None:
+    """``FastUnsupported`` for a number of a free-form value (kept as it is) that the writers
+    print differently (``checked_number``)."""
+    if type(value) is dict:
+        for item in value.values():
+            checked_free(item)
+    elif type(value) is list:
+        for item in value:
+            checked_free(item)
+    elif type(value) in (int, float):
+        checked_number(value)
+
+
+def _free(value: Any, key: str, place: Place, losses: Losses) -> Any:
+    converted, reordered = _sorted_free(value)
+    if reordered:
+        _lose(losses, place, "changed", SORTED_BY_PHI_CORE.format(key=key))
+    return converted
+
+
+def _image(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+    if block.get("alt", "") is None or block.get("media_type", "") is None:
+        raise FastUnsupported("a null the reader reads as absent")
+    source = block["source"]
+    media_type = block.get("media_type")
+    match = _DATA_URL.fullmatch(source)
+    if match is not None:
+        mime, data = match.group(1), match.group(2)
+        if media_type is None:
+            _lose(
+                losses,
+                place,
+                "changed",
+                "no media_type: converting back writes the data URL's type",
+            )
+        elif media_type != mime:
+            _lose(
+                losses,
+                (place, "media_type"),
+                "dropped",
+                f"phi-core's mimeType is the data URL's type ({mime})",
+            )
+    else:
+        data = source
+        mime = media_type or ""
+        _lose(
+            losses,
+            (place, "source"),
+            "changed",
+            "not a base64 data: URL: phi-core's image data holds base64 bytes, so the URL is kept "
+            "in data as-is (fetch it before sending the message to a provider)",
+        )
+        if media_type is None:
+            _lose(losses, place, "invented", "phi-core requires a mimeType: empty")
+    if "alt" in block:
+        _lose(losses, (place, "alt"), "dropped", "phi-core's image has no alt text")
+    return {"data": data, "mimeType": mime, "type": "image"}
+
+
+_NO_MEDIA_TYPE = "no media_type: converting back writes the data URL's type"
+_THINKING_CHANGED = (
+    "phi-core has one thinking block for clark-agent's tag-elicited thinking and its "
+    "provider-native reasoning: this one comes back as a reasoning block"
+)
+
+
+def _block(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+    kind = block.get("type")
+    if kind == "text":
+        return {"text": block["text"], "type": "text"}
+    if kind == "tool_call":
+        if block.get("arguments") is None:
+            raise FastUnsupported("no arguments")
+        arguments = _free(block["arguments"], "arguments", place, losses)
+        return {
+            "arguments": arguments,
+            "id": block["id"],
+            "name": block["name"],
+            "type": "toolCall",
+        }
+    if kind == "reasoning":
+        return {"thinking": block["text"], "type": "thinking"}
+    if kind == "image":
+        return _image(block, place, losses)
+    if kind == "thinking":
+        _lose(losses, (place, "type"), "changed", _THINKING_CHANGED)
+        return {"thinking": block["text"], "type": "thinking"}
+    if kind == "reasoning_details":
+        details = block["details"]
+        _sorted_free(details)  # its numbers checked: the carrier is written as clark writes it
+        carrier = '{"details":' + _CARRIER(details) + "}"
+        return {"signature": carrier, "thinking": "", "type": "thinking"}
+    raise FastUnsupported(f"a block of type {kind!r}")
+
+
+def _blocks(blocks: list[Any], place: Place, losses: Losses) -> list[dict[str, Any]]:
+    return [_block(block, (place, index), losses) for index, block in enumerate(blocks)]
+
+
+def _timestamp(message: dict[str, Any]) -> int:
+    if "timestamp" not in message:
+        raise FastUnsupported("no timestamp: the reader stamps the time of reading")
+    timestamp = message["timestamp"]
+    if timestamp is None:
+        raise FastUnsupported("a null timestamp")
+    return int(timestamp)
+
+
+_ONE_TEXT_BLOCK = (
+    "one text block: phi-core cannot tell it from plain string content, which it comes back as"
+)
+_NO_OTHER = 'phi-core has no "other": stop (end_turn back)'
+_I64_NEGATIVE = "negative: phi-core's u64 counter holds 0"
+
+
+def _assistant(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+    timestamp = _timestamp(message)
+    stop = message["stop_reason"]
+    if stop == "other":
+        _lose(
+            losses,
+            (place, "stop_reason"),
+            "changed",
+            'phi-core has no "other": stop (end_turn back)',
+        )
+    for key in ("model", "provider"):
+        _lose(losses, place, "invented", f"phi-core requires {key}; clark-agent has none: empty")
+    usage = message.get("usage")
+    counts = {"input": 0, "output": 0, "cache_write": 0, "cache_read": 0}
+    if usage is None:
+        if "usage" in message:
+            raise FastUnsupported("a null usage")
+        _lose(losses, place, "invented", "no usage: phi-core requires one: all zero")
+    else:
+        if not any(usage.values()):
+            _lose(losses, (place, "usage"), "changed", "all zero: it comes back as no usage at all")
+        for clark_key, phi_key in USAGE_FIELDS.items():
+            count = usage.get(clark_key, 0)
+            if count < 0:
+                _lose(losses, ((place, "usage"), clark_key), "changed", _I64_NEGATIVE)
+                count = 0
+            counts[phi_key] = count
+    out: dict[str, Any] = {"content": _blocks(message["content"], (place, "content"), losses)}
+    if "error_message" in message:
+        error = message["error_message"]
+        if error is None:
+            raise FastUnsupported("a null error_message")
+        out["error_message"] = error
+    out["model"] = ""
+    out["provider"] = ""
+    out["role"] = "assistant"
+    out["stopReason"] = STOP_REASON_TO_PHI[stop]
+    out["timestamp"] = timestamp
+    out["usage"] = {
+        "cache_read": counts["cache_read"],
+        "cache_write": counts["cache_write"],
+        "input": counts["input"],
+        "output": counts["output"],
+        "reasoning": 0,
+        "total_tokens": 0,
+    }
+    return out
+
+
+def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+    role = message.get("role")
+    if role == "assistant":
+        return _assistant(message, place, losses)
+    if role == "tool_result":
+        timestamp = _timestamp(message)
+        for key in ("narration", "details"):
+            if key in message:
+                if message[key] is None:
+                    raise FastUnsupported(f"a null {key}")
+                _lose(losses, (place, key), "dropped", f"phi-core's toolResult has no {key}")
+        return {
+            "content": _blocks(message["content"], (place, "content"), losses),
+            "isError": message.get("is_error", False),
+            "role": "toolResult",
+            "timestamp": timestamp,
+            "toolCallId": message["tool_call_id"],
+            "toolName": message["tool_name"],
+        }
+    if role == "user":
+        timestamp = _timestamp(message)
+        content = message["content"]
+        if type(content) is str:
+            blocks = [{"text": content, "type": "text"}]
+        else:
+            if len(content) == 1 and content[0]["type"] == "text":
+                _lose(losses, (place, "content"), "changed", _ONE_TEXT_BLOCK)
+            blocks = _blocks(content, (place, "content"), losses)
+        return {"content": blocks, "role": "user", "timestamp": timestamp}
+    if role == "system":
+        data: dict[str, Any] = {"content": message["content"], "timestamp": _timestamp(message)}
+        return {"role": "extension", "kind": SYSTEM_KIND, "data": data}
+    if role == "custom":
+        _timestamp(message)
+        _lose(
+            losses, (place, "timestamp"), "dropped", "phi-core's ExtensionMessage has no timestamp"
+        )
+        payload = _free(message.get("payload"), "payload", place, losses)
+        return {"role": "extension", "kind": message["kind"], "data": payload}
+    raise FastUnsupported(f"a message of role {role!r}")
+
+
+def messages_to_phi(
+    documents: list[dict[str, Any]], kind: str
+) -> tuple[list[dict[str, Any]], list[Loss]]:
+    """History rows (``AgentMessage``) as phi-core messages, and the losses."""
+    if kind != "AgentMessage":
+        raise FastUnsupported(kind)
+    losses = Losses()
+    converted = [
+        _message(document, (None, index), losses) for index, document in enumerate(documents)
+    ]
+    return converted, list(losses)
