@@ -32,6 +32,7 @@ from phi_wire.formats import FORMATS, HUB, find, newest
 from phi_wire.recognise import SPOKEN, Recognised, parse, recognise, recognise_lines, type_in
 from phi_wire.serde import CollectorPaused
 
+from ._fast_whole import fast_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
@@ -367,6 +368,24 @@ def convert_input(
         return _convert_input(source, given, target, version)
 
 
+def _converted_without_models(source: Input, format: str, target: str) -> Converted | None:
+    """The input converted dict to dict (``_fast_whole``: the same text and losses as the model
+    path), or None when it takes the model path."""
+    kind = "SessionFile" if source.session else "AgentMessage"
+    fast = fast_converted(source, format, target, MODULES[format], kind)
+    if fast is None:
+        return None
+    losses = []
+    for loss in fast.losses:
+        where, pointer = _where(source, fast.lines, True, loss.pointer)
+        losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+    text = "".join(document + "\n" for document in fast.documents)
+    count = 1 if source.session else len(fast.lines)
+    entries = len(fast.lines) if source.session else 0
+    documents = fast.documents
+    return Converted(format, target, text, losses, count, True, entries, documents, MODULES[target])
+
+
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     recognised = _recognised(source, given)
     if recognised.format not in MODULES or target not in MODULES:  # named, not spoken yet
@@ -374,6 +393,10 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         raise ConvertError(f"{source.name}: {no} is not converted yet (no converter)")
     if recognised.type == "SessionFile":
         source.session = True
+    if version in (None, MODULES[target]):
+        without_models = _converted_without_models(source, recognised.format, target)
+        if without_models is not None:
+            return without_models
     if source.lines and not source.session and version is None:
         batched = _convert_batches(source, recognised.format, target)
         if batched is not None:
