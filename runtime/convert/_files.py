@@ -377,13 +377,14 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
         return None
     losses = []
     for loss in fast.losses:
-        where, pointer = _where(source, fast.lines, True, loss.pointer)
+        where, pointer = _where(source, fast.lines, source.lines, loss.pointer)
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
     text = "".join(document + "\n" for document in fast.documents)
-    count = 1 if source.session else len(fast.lines)
+    count = len(fast.lines) if source.lines and not source.session else 1
     entries = len(fast.lines) if source.session else 0
-    documents = fast.documents
-    return Converted(format, target, text, losses, count, True, entries, documents, MODULES[target])
+    return Converted(
+        format, target, text, losses, count, True, entries, fast.documents, MODULES[target]
+    )
 
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:

@@ -102,13 +102,31 @@ def _session_sources(
         text(document, "id")  # a missing one is a fresh uuid
         number(document, "timestamp")  # a missing one is the time of reading
         if "meta" in document:
-            raise FastUnsupported("a message's meta")
+            _meta(document["meta"])
         entries.append(_Entry(document))
     parts = context_parts(entries)
     if any(entry.type != "message" for entry in parts.sources):
         raise FastUnsupported("a message of the second lane")
     messages = [_message(entry.document["message"]) for entry in parts.sources]
     return session_sources(entries, parts, messages, losses)
+
+
+def _meta(meta: Any) -> None:
+    """A message entry's meta (only its loss is written: its keys checked, as the reader's)."""
+    known(meta, ou.MessageMeta)
+    for key in ("reply_to",):
+        if key in meta:
+            text(meta, key)
+    for key in ("attachments", "reactions"):
+        if type(meta.get(key, [])) is not list:
+            raise FastUnsupported(key)
+    for attachment in meta.get("attachments", []):
+        known(attachment, ou.MessageAttachment)
+        text(attachment, "path")
+        if "mime_type" in attachment:
+            text(attachment, "mime_type")
+    if any(type(reaction) is not str for reaction in meta.get("reactions", [])):
+        raise FastUnsupported("reactions")
 
 
 def _message(message: Any) -> dict[str, Any]:
