@@ -132,7 +132,8 @@ def test_every_corpus_message_converts_the_same_without_the_models(layout: str, 
 
 def test_the_corpus_takes_the_fast_path(both: Both) -> None:
     """The inputs that hold nothing the dict converters give up on are converted by them: every
-    session file of message, model, thinking-level, label, leaf and session-info entries, and
+    session file of message, model, thinking-level, label, leaf and session-info entries (with
+    ``fork_from``'s nulls too), and
     the first-lane messages of d0da87a6 (d1cdaad8's hold keys d0da87a6 drops, whose losses the
     model path names; what else is not taken is named in ``_fast_to_phi``)."""
     for path in session_files():
@@ -141,6 +142,7 @@ def test_the_corpus_takes_the_fast_path(both: Both) -> None:
         lines = session_messages(layout, FIRST_LANE)
         both.check("".join(line + "\n" for line in lines), f"{layout}-messages.jsonl")
     assert both.taken == [
+        "forked.jsonl",  # fork_from's nulls: the reader's losses
         "linear.jsonl",
         "live_nondeterministic.jsonl",
         "resumed.jsonl",

@@ -18,7 +18,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["FastUnsupported", "fields_of", "free_value", "integer", "number", "text", "truth"]
+__all__ = [
+    "FastUnsupported",
+    "fields_of",
+    "free_value",
+    "integer",
+    "known",
+    "number",
+    "text",
+    "truth",
+    "without_nulls",
+]
 
 I64_MIN = -(2**63)
 U64_END = 2**64
@@ -46,6 +56,33 @@ def known(document: Any, model: type[BaseModel]) -> dict[str, Any]:
     if None in document.values():
         raise FastUnsupported(f"{model.__name__}: a null")
     return document
+
+
+@functools.cache
+def _nullable(model: type[BaseModel]) -> dict[str, bool]:
+    """A model's wire keys that may be null (None is their default), and whether its writer
+    skips a None (a null its reader reads as absent is then a loss: ``NULL_READ_AS_ABSENT``)."""
+    found = {}
+    for name, field in model.model_fields.items():
+        if field.default is None and field.default_factory is None:
+            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+            found[field.alias or name] = extra.get("x-skip-serializing-if") == "is_none"
+    return found
+
+
+def without_nulls(document: dict[str, Any], model: type[BaseModel]) -> list[str]:
+    """Takes the nulls out of an object of ``model`` (its reader reads them as absent: pydantic
+    holds None, the writer writes nothing) and gives the keys of those its reader drops without
+    a word (see ``_nullable``), in the document's order."""
+    nullable = _nullable(model)
+    dropped = []
+    for key in [key for key, value in document.items() if value is None]:
+        if key not in nullable:
+            raise FastUnsupported(f"{model.__name__}: a null {key}")
+        del document[key]
+        if nullable[key]:
+            dropped.append(key)
+    return dropped
 
 
 def text(document: dict[str, Any], key: str, default: str | None = None) -> str:

@@ -16,10 +16,19 @@ from typing import Any
 from pydantic import BaseModel
 
 import phi_wire.operator_use as ou
-from phi_wire.convert import Loss
+from phi_wire.convert import NULL_READ_AS_ABSENT, Loss
 from phi_wire.convert import Losses as _Losses
 
-from ._fast import FastUnsupported, free_value, integer, known, number, text, truth
+from ._fast import (
+    FastUnsupported,
+    free_value,
+    integer,
+    known,
+    number,
+    text,
+    truth,
+    without_nulls,
+)
 from ._to_phi import phi_dicts, session_sources
 from .api import context_parts
 
@@ -44,6 +53,8 @@ _TREE_ENTRIES: dict[str, type[BaseModel]] = {
 }
 """The entries taken here: messages, and those that make no message (a compaction, a custom
 message or a branch summary does one of the second lane: not taken)."""
+_HEADER: dict[str, type[BaseModel]] = {"session": ou.SessionHeader}
+_NULL_READ_AS_ABSENT = NULL_READ_AS_ABSENT.format(format="operator-use")
 _TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label", "name")
 
 
@@ -57,7 +68,7 @@ def to_phi_core_dicts(
     if kind == "AgentMessage":
         sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
     elif kind == "SessionFile":
-        sources = _session_sources(documents, losses)
+        sources = _session_sources(documents, losses)  # the nulls read as absent first
     else:
         raise FastUnsupported(kind)
     messages = phi_dicts(sources, losses)
@@ -82,28 +93,26 @@ class _Entry:
 def _session_sources(
     documents: list[dict[str, Any]], losses: _Losses
 ) -> list[tuple[str, Any, Any]]:
-    if not documents:
-        raise FastUnsupported("no entries")
-    known(documents[0], ou.SessionHeader)
-    if documents[0].get("type") != "session":
-        raise FastUnsupported("no header")
-    entries = [_Entry(documents[0])]
-    for document in documents[1:]:
+    entries = []
+    for index, document in enumerate(documents):
         kind = document.get("type") if type(document) is dict else None
-        model: type[BaseModel] | None = (
-            ou.MessageEntry if kind == "message" else _TREE_ENTRIES.get(str(kind))
-        )
+        model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
         if model is None:
             raise FastUnsupported(f"a {kind} entry")
+        for key in without_nulls(document, model):  # as the reader's losses come: first
+            losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
         known(document, model)
-        for key in _TREE_KEYS:
-            if key in document:
-                text(document, key)
-        text(document, "id")  # a missing one is a fresh uuid
-        number(document, "timestamp")  # a missing one is the time of reading
-        if "meta" in document:
-            _meta(document["meta"])
+        if index:
+            for key in _TREE_KEYS:
+                if key in document:
+                    text(document, key)
+            text(document, "id")  # a missing one is a fresh uuid
+            number(document, "timestamp")  # a missing one is the time of reading
+            if "meta" in document:
+                _meta(document["meta"])
         entries.append(_Entry(document))
+    if not entries:
+        raise FastUnsupported("no entries")
     parts = context_parts(entries)
     if any(entry.type != "message" for entry in parts.sources):
         raise FastUnsupported("a message of the second lane")
