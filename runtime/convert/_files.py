@@ -376,14 +376,34 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
     if fast is None:
         return None
     losses = []
+    counted: dict[tuple[str, str], int] = {}
+    where_of: dict[str, tuple[str, str]] = {}  # a pointer's first token -> (file:line, token)
     for loss in fast.losses:
-        where, pointer = _where(source, fast.lines, source.lines, loss.pointer)
+        # ``_where``, once per document: its first token is an index (no escapes in it)
+        first, slash, rest = loss.pointer[1:].partition("/")
+        if not source.lines or not loss.pointer:
+            where, pointer = _where(source, fast.lines, source.lines, loss.pointer)
+        else:
+            if first not in where_of:
+                where_of[first] = _where(source, fast.lines, True, "/" + first)
+            where, pointer = where_of[first]
+            pointer += slash + rest
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+        counted[loss.kind, loss.reason] = counted.get((loss.kind, loss.reason), 0) + 1
     text = "".join(document + "\n" for document in fast.documents)
     count = len(fast.lines) if source.lines and not source.session else 1
     entries = len(fast.lines) if source.session else 0
     return Converted(
-        format, target, text, losses, count, True, entries, fast.documents, MODULES[target]
+        format,
+        target,
+        text,
+        losses,
+        count,
+        True,
+        entries,
+        fast.documents,
+        MODULES[target],
+        counted,
     )
 
 
