@@ -11,6 +11,7 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import BaseModel
@@ -165,11 +166,20 @@ def _message(message: Any) -> dict[str, Any]:
             "output_tokens": integer(usage, "output_tokens", 0),
             "cache_read_tokens": integer(usage, "cache_read_tokens", 0),
             "cache_write_tokens": integer(usage, "cache_write_tokens", 0),
-            "cost": {key: number(cost, key, 0.0) for key in _COST_KEYS},
+            "cost": _costs(cost),
         }
         written["stop_reason"] = stop_reason
         written["error"] = text(message, "error", "")
     return written
+
+
+def _costs(cost: dict[str, Any]) -> dict[str, float]:
+    """A usage's cost as its writer writes it (every amount a float, 0.0 where absent)."""
+    amounts = {key: cost.get(key, 0.0) for key in _COST_KEYS}
+    for amount in amounts.values():
+        if type(amount) is not float or not math.isfinite(amount):
+            return {key: number(cost, key, 0.0) for key in _COST_KEYS}  # an int, or refused
+    return amounts
 
 
 def _block(block: Any) -> dict[str, Any]:
