@@ -222,6 +222,7 @@ TEXTUAL = {
         re.compile(r'("args":\{)'),
         r'\g<1>"big":1e16,"small":1e-5,"n":123456789012345678901234,',
     ),
+    "duplicate keys": (re.compile(r'("args":\{)'), r'\g<1>"b":1,"a":2,"b":3,'),
     "a tool kind": (re.compile(r'("type":"tool_call")'), r'\g<1>,"kind":"read"'),
     "an untagged block": (re.compile(r'"type":"text",'), ""),
     "a text block tagged thinking": (re.compile(r'"type":"text"'), '"type":"thinking"'),

@@ -23,7 +23,9 @@ written as another format's, and what was lost on the way counted.
 
 from __future__ import annotations
 
+import collections
 import functools
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -375,21 +377,22 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
     fast = fast_converted(source, format, target, MODULES[format], kind)
     if fast is None:
         return None
-    losses = []
-    counted: dict[tuple[str, str], int] = {}
-    where_of: dict[str, tuple[str, str]] = {}  # a pointer's first token -> (file:line, token)
+    losses: list[tuple[str, Loss]] = []
+    located: dict[str, str] = {}  # a pointer's first token (a document's index) -> file:line
     for loss in fast.losses:
-        # ``_where``, once per document: its first token is an index (no escapes in it)
-        first, slash, rest = loss.pointer[1:].partition("/")
-        if not source.lines or not loss.pointer:
+        if not source.lines or loss.pointer[:1] != "/":
             where, pointer = _where(source, fast.lines, source.lines, loss.pointer)
-        else:
-            if first not in where_of:
-                where_of[first] = _where(source, fast.lines, True, "/" + first)
-            where, pointer = where_of[first]
-            pointer += slash + rest
-        losses.append((where, Loss(pointer, loss.kind, loss.reason)))
-        counted[loss.kind, loss.reason] = counted.get((loss.kind, loss.reason), 0) + 1
+            losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+            continue
+        first, slash, rest = loss.pointer[1:].partition("/")
+        if first not in located:
+            located[first], _ = _where(source, fast.lines, True, "/" + first)
+        if located[first] == source.name:  # no document's index: the pointer kept whole
+            losses.append((source.name, loss))
+            continue
+        losses.append((located[first], Loss(slash + rest, loss.kind, loss.reason)))
+    # counted as ``loss_counts`` counts them (in C: a few hundred thousand losses)
+    counted = dict(collections.Counter(map(operator.itemgetter(1, 2), fast.losses)))
     text = "".join(document + "\n" for document in fast.documents)
     count = len(fast.lines) if source.lines and not source.session else 1
     entries = len(fast.lines) if source.session else 0
