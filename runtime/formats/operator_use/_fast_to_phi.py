@@ -22,6 +22,7 @@ from phi_wire.convert import Losses as _Losses
 
 from ._fast import (
     FastUnsupported,
+    fields_of,
     free_value,
     integer,
     known,
@@ -41,6 +42,7 @@ _MESSAGES: dict[str, type[BaseModel]] = {
     "tool": ou.ToolMessage,
 }
 """The roles converted here (the second lane's, carried whole as extension data, are not)."""
+_TEXT_KEYS = fields_of(ou.TextContent)
 _STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
 _TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
 _COST_KEYS = tuple(ou.UsageCost.model_fields)
@@ -145,15 +147,17 @@ def _message(message: Any) -> dict[str, Any]:
     model: type[BaseModel] | None = _MESSAGES.get(role) if type(role) is str else None
     if model is None:
         raise FastUnsupported(f"a {role} message")
-    known(message, model)
+    if not fields_of(model).issuperset(message):
+        raise FastUnsupported(f"{model.__name__}: an unknown key")
     contents = message.get("contents", [])
-    if type(contents) is not list:
-        raise FastUnsupported("contents")
+    seconds = message.get("timestamp")  # a missing one is the time of reading
+    if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
+        raise FastUnsupported("contents or id")
     written: dict[str, Any] = {
         "role": role,
         "contents": [_block(block) for block in contents],
-        "id": text(message, "id"),  # a missing one is a fresh uuid4
-        "timestamp": number(message, "timestamp"),  # a missing one is the time of reading
+        "id": message["id"],
+        "timestamp": seconds if type(seconds) is float else number(message, "timestamp"),
     }
     if role == "assistant":
         usage = known(message.get("usage", {}), ou.Usage)
@@ -187,8 +191,10 @@ def _block(block: Any) -> dict[str, Any]:
     judge: not taken)."""
     kind = block.get("type") if type(block) is dict else None
     if kind == "text":
-        known(block, ou.TextContent)
-        return {"type": kind, "content": text(block, "content", "")}
+        content = block.get("content", "")
+        if type(content) is not str or not _TEXT_KEYS.issuperset(block):
+            raise FastUnsupported("a text block")
+        return block if len(block) == 2 else {"type": kind, "content": content}
     if kind == "thinking":
         known(block, ou.ThinkingContent)
         return {
