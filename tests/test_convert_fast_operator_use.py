@@ -23,6 +23,7 @@ import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
 from phi_wire.convert import Converted
 from phi_wire.convert._inputs import ConvertError, read_input
+from phi_wire.fastpath import fast_path
 from phi_wire.formats.operator_use.convert import FAST_CONVERTERS, FastUnsupported
 
 LAYOUTS = ("d0da87a6", "d1cdaad8")
@@ -265,12 +266,17 @@ def test_corrupted_session_files_convert_the_same_without_the_models(name: str, 
     assert both.taken
 
 
-def test_an_unknown_key_the_fast_path_vouches_for_is_still_a_dropped_loss(both: Both) -> None:
-    """The fast path vouches for a line with an unknown key (pydantic ignores it): it is
-    valid, yet the reader drops the key, which the dict converter must not skip over."""
+def test_an_unknown_key_is_a_dropped_loss_whichever_check_meets_it(both: Both) -> None:
+    """What vouching implies for the reader's losses: the fast path does not vouch for a line
+    with a key the reader drops (so the model path names it), and the dict converter refuses
+    one on its own too (so a laxer expression could not make it skip the loss)."""
     line = session_messages("d0da87a6", ("user",))[0]
     document = json.loads(line)
     document["contents"][0]["myAppField"] = 1
+    vouching = fast_path("d0da87a6", ["AgentMessage"], None, True, "operator-use")
+    assert vouching is not None
+    assert vouching.vouches_line(line.encode())
+    assert not vouching.vouches_line(compact(document).encode())
     converted = both.check(compact(document) + "\n")
     assert ("dropped", "/contents/0/myAppField") in [
         (loss.kind, loss.pointer) for _, loss in converted.losses
@@ -394,3 +400,24 @@ def test_generated_clean_messages_take_the_fast_path_and_convert_the_same(both: 
 
     converted()
     assert len(both.taken) >= len(inputs) // 2
+
+
+def test_an_unknown_key_off_the_active_branch_is_still_a_dropped_loss(both: Both) -> None:
+    """A message entry off the active branch makes no message, but its reader still drops the
+    keys it does not know: the losses name them, fast or not (the dict converter checks every
+    message entry's message, not only the branch's)."""
+    lines = lines_of(corpus("d0da87a6") / "sessions" / "resumed.jsonl")
+    last = json.loads(lines[-1])
+    off_branch = last["message"]["contents"][0]
+    off_branch["myAppField"] = 1
+    leaf = {"id": "deadbeef", "timestamp": last["timestamp"] + 1, "parent_id": last["id"]}
+    leaf |= {"type": "leaf", "target_id": json.loads(lines[2])["id"]}  # back to the 2nd message
+    text = "".join(line + "\n" for line in [*lines[:-1], compact(last), compact(leaf)])
+    converted = both.check(text, "resumed.jsonl")
+    with pytest.raises(FastUnsupported):  # the converter itself: not only the vouching
+        entries = [json.loads(line) for line in text.splitlines()]
+        FAST_CONVERTERS["operator-use", "phi-core"](entries, "SessionFile")
+    where = f"{both.folder / 'resumed.jsonl'}:{len(lines)}"
+    assert (where, "/message/contents/0/myAppField") in [
+        (place, loss.pointer) for place, loss in converted.losses
+    ]

@@ -97,6 +97,7 @@ def _session_sources(
     documents: list[dict[str, Any]], losses: _Losses
 ) -> list[tuple[str, Any, Any]]:
     entries = []
+    written: dict[int, dict[str, Any]] = {}  # id(entry) -> its message as its writer writes it
     for index, document in enumerate(documents):
         kind = document.get("type") if type(document) is dict else None
         model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
@@ -113,13 +114,16 @@ def _session_sources(
             number(document, "timestamp")  # a missing one is the time of reading
             if "meta" in document:
                 _meta(document["meta"])
-        entries.append(_Entry(document))
+        entry = _Entry(document)
+        if kind == "message":  # on the active branch or not: its reader drops keys all the same
+            written[id(entry)] = _message(document["message"])
+        entries.append(entry)
     if not entries:
         raise FastUnsupported("no entries")
     parts = context_parts(entries)
     if any(entry.type != "message" for entry in parts.sources):
         raise FastUnsupported("a message of the second lane")
-    messages = [_message(entry.document["message"]) for entry in parts.sources]
+    messages = [written[id(entry)] for entry in parts.sources]
     return session_sources(entries, parts, messages, losses)
 
 
