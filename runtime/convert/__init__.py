@@ -58,11 +58,13 @@ from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
 from ._stream import NotStreamed, Stream, streamed
 from ._types import Conversion, Loss, Losses, LossKind, UnsupportedConversion
+from ._unread import NULL_READ_AS_ABSENT
 from ._write import AtomicFile, write_atomically
 
 __all__ = [
     "CONVERTERS",
     "MAX_INPUT_BYTES",
+    "NULL_READ_AS_ABSENT",
     "SESSION_WRITERS",
     "SORTED_BY_PHI_CORE",
     "AtomicFile",

@@ -23,6 +23,8 @@ written as another format's, and what was lost on the way counted.
 
 from __future__ import annotations
 
+import collections
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +37,7 @@ from ._batches import Batches
 from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
 from ._fast import FAST_MIN_BYTES
 from ._fast_session import session_converted
+from ._fast_whole import fast_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
@@ -268,6 +271,46 @@ def convert_input(
         return _convert_input(source, given, target, version)
 
 
+def _converted_without_models(source: Input, format: str, target: str) -> Converted | None:
+    """The input converted dict to dict (``_fast_whole``: the same text and losses as the model
+    path), or None when it takes the model path."""
+    kind = "SessionFile" if source.session else "AgentMessage"
+    fast = fast_converted(source, format, target, MODULES[format], kind)
+    if fast is None:
+        return None
+    losses: list[tuple[str, Loss]] = []
+    located: dict[str, str] = {}  # a pointer's first token (a document's index) -> file:line
+    for loss in fast.losses:
+        if not source.lines or loss.pointer[:1] != "/":
+            where, pointer = _where(source, fast.lines, source.lines, loss.pointer)
+            losses.append((where, Loss(pointer, loss.kind, loss.reason)))
+            continue
+        first, slash, rest = loss.pointer[1:].partition("/")
+        if first not in located:
+            located[first], _ = _where(source, fast.lines, True, "/" + first)
+        if located[first] == source.name:  # no document's index: the pointer kept whole
+            losses.append((source.name, loss))
+            continue
+        losses.append((located[first], Loss(slash + rest, loss.kind, loss.reason)))
+    # counted as ``loss_counts`` counts them (in C: a few hundred thousand losses)
+    counted = dict(collections.Counter(map(operator.itemgetter(1, 2), fast.losses)))
+    text = "".join(document + "\n" for document in fast.documents)
+    count = len(fast.lines) if source.lines and not source.session else 1
+    entries = len(fast.lines) if source.session else 0
+    return Converted(
+        format,
+        target,
+        text,
+        losses,
+        count,
+        True,
+        entries,
+        fast.documents,
+        MODULES[target],
+        counted,
+    )
+
+
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     recognised = _recognised(source, given)
     if recognised.format not in MODULES or target not in MODULES:  # named, not spoken yet
@@ -275,6 +318,10 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         raise ConvertError(f"{source.name}: {no} is not converted yet (no converter)")
     if recognised.type == "SessionFile":
         source.session = True
+    if version in (None, MODULES[target]):
+        without_models = _converted_without_models(source, recognised.format, target)
+        if without_models is not None:
+            return without_models
     if source.lines and not source.session and version is None:
         batched = _convert_batches(source, recognised.format, target)
         if batched is not None:

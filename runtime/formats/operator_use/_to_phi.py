@@ -31,7 +31,7 @@ from ._shared import (
     _json_list,
     _only_messages,
 )
-from .api import SessionFileLines, context_parts
+from .api import ContextParts, SessionFileLines, context_parts
 
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
@@ -77,10 +77,21 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
 
 
 def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
-    index_of = {id(entry): index for index, entry in enumerate(entries)}
     parts = context_parts(entries)
     module = _layout_module(entries[0]) if entries else ou
     context = module.build_session_context(entries)
+    documents = _json_list(context.messages, module.dumps)
+    return _messages_to_phi(session_sources(entries, parts, documents, losses), losses)
+
+
+def session_sources(
+    entries: Sequence[Any], parts: ContextParts, documents: Sequence[Any], losses: _Losses
+) -> list[tuple[str, Any, Any]]:
+    """The losses of the entries of a session file that make no message (in file order), then
+    those of each message's envelope; and each message's (pointer, JSON, model) for
+    ``phi_dicts``. ``entries`` have their fields as attributes (models, or any object that
+    reads a dict so), ``documents`` are the JSON of the messages of ``parts.sources``."""
+    index_of = {id(entry): index for index, entry in enumerate(entries)}
     used = {id(entry) for entry in parts.sources}
     on_branch = {id(entry) for entry in parts.branch}
     for index, entry in enumerate(entries):
@@ -100,7 +111,6 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
             reason = f"a {entry.type} entry makes no message"
         losses.add(f"/{index}", "dropped", reason)
     sources = []
-    documents = _json_list(context.messages, module.dumps)
     for document, entry in zip(documents, parts.sources, strict=True):
         index = index_of[id(entry)]
         for key in ("id", "timestamp", "parent_id", "meta"):
@@ -110,7 +120,7 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
                 losses.add(f"/{index}/{key}", "dropped", "the session entry's envelope")
         pointer = f"/{index}/message" if entry.type == "message" else f"/{index}"
         sources.append((pointer, document, parts.models.get(id(entry))))
-    return _messages_to_phi(sources, losses)
+    return sources
 
 
 def _layout_module(entry: Any) -> Any:
@@ -137,6 +147,15 @@ def _messages_to_phi(
 ) -> list[Any]:
     """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
     AgentMessages."""
+    # read as phi-core reads them, all in one loads (per-call work dominated one per message)
+    return list(phi.loads(_PHI_MESSAGES, json.dumps(phi_dicts(sources, losses))))
+
+
+def phi_dicts(
+    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
+) -> list[dict[str, Any]]:
+    """Each (pointer, Operator-Use message JSON as its writer writes it, (model, provider) or
+    None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults)."""
     tool_names: dict[str, str] = {}
     out: list[dict[str, Any]] = []
     for pointer, message, model in sources:
@@ -194,8 +213,7 @@ def _messages_to_phi(
                     "blocks other than tool_result in a tool message: a phi-core user message",
                 )
             out.append({"role": "user", "content": blocks, "timestamp": timestamp})
-    # read as phi-core reads them, all in one loads (per-call work dominated one per message)
-    return list(phi.loads(_PHI_MESSAGES, json.dumps(out)))
+    return out
 
 
 def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:

@@ -15,18 +15,39 @@ file (its active branch, as ``build_session_context`` rebuilds it) becomes a lis
 From phi-core (``from_phi_core``): a message or a list of them becomes a list of Operator-Use
 messages (consecutive ``toolResult`` messages with one timestamp become one ``tool`` message);
 ``Usage`` and ``StopReason`` likewise. ``session_from_phi_core`` writes a list as a session file.
+
+Without the models (``FAST_CONVERTERS``: ``_fast_to_phi``): message lines and session files to
+phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from phi_wire.convert import Loss
+
+from ._fast import FastUnsupported
+from ._fast_to_phi import to_phi_core_dicts
 from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
 from ._to_phi import to_phi_core
 
 __all__ = [
+    "FAST_CONVERTERS",
     "STOP_REASONS_FROM_PHI",
     "STOP_REASONS_TO_PHI",
+    "FastUnsupported",
     "from_phi_core",
     "session_from_phi_core",
     "to_phi_core",
 ]
+
+FAST_CONVERTERS: dict[
+    tuple[str, str],
+    Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]],
+] = {("operator-use", "phi-core"): to_phi_core_dicts}
+"""``(source, target)`` -> the dict-to-dict converter: ``(documents, kind)`` (parsed JSON; kind:
+``AgentMessage`` for message lines, ``SessionFile`` for a session file's entries) -> the target's
+documents (JSON its writer writes as they are) and the losses, exactly as the model converter's;
+``FastUnsupported`` for a document it cannot convert so (the input then takes the model path)."""

@@ -1,0 +1,128 @@
+"""A whole input converted without the models, where a format's folder has a dict converter for
+the pair (its ``convert`` module's ``FAST_CONVERTERS``): the same bytes and losses as the model
+path, several times faster.
+
+An input is taken only when the fast path (``phi_wire.fastpath``) vouches for every document (the
+source's ``loads`` accepts it: no error to report) and no string escapes a lone surrogate half
+(which Python's ``json`` reads and cannot write); each document is then parsed once by
+``json.loads``, converted dict to dict and written by ``json.dumps`` in the target writer's form.
+A converter that meets what it cannot convert exactly (an unknown key, a null, a lax value...)
+raises its ``FastUnsupported``, and the input takes the model path, whose losses name it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
+from phi_wire.formats import FOLDERS, HUB
+
+from ._inputs import Input
+from ._types import Loss
+
+__all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted"]
+
+BUILD_MIN_BYTES = 1024 * 1024
+"""The inputs from this size on build the fast path's expression when it is not cached (about a
+second, once: it is kept in the cache); a smaller input uses a cached one or takes the model
+path."""
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape (or a text that looks like one: taken as one)."""
+
+_TYPES = {
+    "operator-use": {"AgentMessage": ("AgentMessage",), "SessionFile": ("SessionFileEntry",)},
+}
+"""format -> kind of input -> the wire types its documents are vouched as."""
+_HEADERS = {"operator-use": "SessionHeader"}
+_WRITERS: dict[str, Callable[[Any], str]] = {
+    HUB: json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode,
+}
+"""How a target writes a document the converters built: phi-core sorts every object's keys,
+compact, raw UTF-8 (``phi_wire.serde``: for the numbers the converters let through)."""
+
+
+class FastConverted(NamedTuple):
+    """An input converted dict to dict: the documents' JSON, the losses (a pointer's first token
+    is a document's index) and each document's line."""
+
+    documents: list[str]
+    losses: list[Loss]
+    lines: list[int]
+
+
+Converter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
+
+
+def _converter(format: str, target: str) -> tuple[Converter, type[Exception]] | None:
+    """The dict converter of a pair, and the exception it gives up with; None: none."""
+    own = target if format == HUB else format
+    if own not in FOLDERS or own not in _TYPES:
+        return None
+    module = importlib.import_module(f"{FOLDERS[own]}.convert")
+    converters: dict[tuple[str, str], Converter] = getattr(module, "FAST_CONVERTERS", {})
+    converter = converters.get((format, target))
+    return None if converter is None else (converter, module.FastUnsupported)
+
+
+_PATHS: dict[tuple[str, str, tuple[str, ...]], FastPath] = {}
+"""The fast paths loaded in this process (compiling one from the cache takes milliseconds)."""
+
+
+def _path(format: str, version: str, types: tuple[str, ...], build: bool) -> FastPath | None:
+    key = (format, version, types)
+    if key not in _PATHS:
+        found = fast_path(version, types, None, build, format)
+        if found is None:
+            return None  # not cached: a bigger input may build it
+        _PATHS[key] = found
+    return _PATHS[key]
+
+
+def _vouched(source: Input, format: str, version: str, kind: str) -> bool:
+    build = len(source.data) >= BUILD_MIN_BYTES
+    entries = _path(format, version, _TYPES[format][kind], build)
+    header = _path(format, version, (_HEADERS[format],), build) if source.session else entries
+    if entries is None or header is None:
+        return False
+    if source.session:
+        return SessionFilePath(entries, header).vouches(source.data)
+    if not source.lines:
+        return entries.vouches(source.data)
+    return not entries.unmatched(source.data)  # every line (a blank one is not vouched for)
+
+
+def _parsed(source: Input) -> list[Any]:
+    """Each document of the input, parsed (all in one ``json.loads``: one call per line costs
+    more than the parse of a short line)."""
+    if not source.lines:
+        return [json.loads(source.data)]
+    return json.loads(b"[" + b",".join(text for _, text in source.documents) + b"]")  # type: ignore[no-any-return]
+
+
+def fast_converted(
+    source: Input, format: str, target: str, version: str, kind: str
+) -> FastConverted | None:
+    """``source`` (of ``format``'s ``version``; ``kind``: ``SessionFile`` or the type of its
+    documents) converted to ``target`` dict to dict, or None: it takes the model path. A
+    document that is the whole input (not JSONL) is one document whose losses point into it."""
+    found = _converter(format, target)
+    if found is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
+        return None
+    if _SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
+        return None
+    converter, unsupported = found
+    try:
+        converted, losses = converter(_parsed(source), kind)
+    except unsupported:
+        return None
+    if not source.lines:  # one document: its pointers have no index
+        losses = [loss._replace(pointer=loss.pointer[2:]) for loss in losses]
+    write = _WRITERS[target]
+    return FastConverted(
+        [write(item) for item in converted], losses, [line for line, _ in source.documents]
+    )

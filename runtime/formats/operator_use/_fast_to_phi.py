@@ -1,0 +1,248 @@
+"""Operator-Use -> phi-core without the models: message lines or a session file's entries, parsed
+by ``json.loads``, become the JSON of phi-core AgentMessages and the same losses, in the same
+order, as ``_to_phi`` gives from the models.
+
+Each Operator-Use object is first made what its writer would write of the model (``_fast``'s
+checks; the defaults filled in), then converted by ``_to_phi``'s own ``phi_dicts`` and
+``session_sources``, and the result given the defaults phi-core's reader fills in; so the JSON
+written (``json.dumps``, sorted keys, compact, raw UTF-8: phi-core's writer) is byte for byte what
+the model path writes. What this cannot read as the models do raises ``FastUnsupported``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import BaseModel
+
+import phi_wire.operator_use as ou
+from phi_wire.convert import NULL_READ_AS_ABSENT, Loss
+from phi_wire.convert import Losses as _Losses
+
+from ._fast import (
+    FastUnsupported,
+    fields_of,
+    free_value,
+    integer,
+    known,
+    number,
+    text,
+    truth,
+    without_nulls,
+)
+from ._to_phi import phi_dicts, session_sources
+from .api import context_parts
+
+__all__ = ["to_phi_core_dicts"]
+
+_MESSAGES: dict[str, type[BaseModel]] = {
+    "user": ou.UserMessage,
+    "assistant": ou.AssistantMessage,
+    "tool": ou.ToolMessage,
+}
+"""The roles converted here (the second lane's, carried whole as extension data, are not)."""
+_TEXT_KEYS = fields_of(ou.TextContent)
+_STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
+_TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
+_COST_KEYS = tuple(ou.UsageCost.model_fields)
+_TREE_ENTRIES: dict[str, type[BaseModel]] = {
+    "message": ou.MessageEntry,
+    "model_change": ou.ModelChangeEntry,
+    "thinking_level_change": ou.ThinkingLevelChangeEntry,
+    "label": ou.LabelEntry,
+    "leaf": ou.LeafEntry,
+    "session_info": ou.SessionInfoEntry,
+}
+"""The entries taken here: messages, and those that make no message (a compaction, a custom
+message or a branch summary does one of the second lane: not taken)."""
+_HEADER: dict[str, type[BaseModel]] = {"session": ou.SessionHeader}
+_NULL_READ_AS_ABSENT = NULL_READ_AS_ABSENT.format(format="operator-use")
+_TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label", "name")
+
+
+def to_phi_core_dicts(
+    documents: list[dict[str, Any]], kind: str
+) -> tuple[list[dict[str, Any]], list[Loss]]:
+    """Operator-Use ``documents`` (``kind``: ``AgentMessage``, message lines; ``SessionFile``, a
+    session file's entries, the header first) as phi-core AgentMessage JSON and the losses (a
+    pointer's first token: the document's index); ``FastUnsupported`` where the models differ."""
+    losses = _Losses()
+    if kind == "AgentMessage":
+        sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
+    elif kind == "SessionFile":
+        sources = _session_sources(documents, losses)  # the nulls read as absent first
+    else:
+        raise FastUnsupported(kind)
+    messages = phi_dicts(sources, losses)
+    for message in messages:
+        if message["role"] == "assistant":  # phi-core's reader fills in the usage's other counts
+            message["usage"].update(reasoning=0, total_tokens=0)
+    return messages, list(losses)
+
+
+class _Entry:
+    """A session entry's dict read as the model's attributes (absent: None), for the tree walk."""
+
+    __slots__ = ("document",)
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def __getattr__(self, key: str) -> Any:
+        return self.document.get(key)
+
+
+def _session_sources(
+    documents: list[dict[str, Any]], losses: _Losses
+) -> list[tuple[str, Any, Any]]:
+    entries = []
+    written: dict[int, dict[str, Any]] = {}  # id(entry) -> its message as its writer writes it
+    for index, document in enumerate(documents):
+        kind = document.get("type") if type(document) is dict else None
+        model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
+        if model is None:
+            raise FastUnsupported(f"a {kind} entry")
+        for key in without_nulls(document, model):  # as the reader's losses come: first
+            losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
+        known(document, model)
+        if index:
+            for key in _TREE_KEYS:
+                if key in document:
+                    text(document, key)
+            text(document, "id")  # a missing one is a fresh uuid
+            number(document, "timestamp")  # a missing one is the time of reading
+            if "meta" in document:
+                _meta(document["meta"])
+        entry = _Entry(document)
+        if kind == "message":  # on the active branch or not: its reader drops keys all the same
+            written[id(entry)] = _message(document["message"])
+        entries.append(entry)
+    if not entries:
+        raise FastUnsupported("no entries")
+    parts = context_parts(entries)
+    if any(entry.type != "message" for entry in parts.sources):
+        raise FastUnsupported("a message of the second lane")
+    messages = [written[id(entry)] for entry in parts.sources]
+    return session_sources(entries, parts, messages, losses)
+
+
+def _meta(meta: Any) -> None:
+    """A message entry's meta (only its loss is written: its keys checked, as the reader's)."""
+    known(meta, ou.MessageMeta)
+    for key in ("reply_to",):
+        if key in meta:
+            text(meta, key)
+    for key in ("attachments", "reactions"):
+        if type(meta.get(key, [])) is not list:
+            raise FastUnsupported(key)
+    for attachment in meta.get("attachments", []):
+        known(attachment, ou.MessageAttachment)
+        text(attachment, "path")
+        if "mime_type" in attachment:
+            text(attachment, "mime_type")
+    if any(type(reaction) is not str for reaction in meta.get("reactions", [])):
+        raise FastUnsupported("reactions")
+
+
+def _message(message: Any) -> dict[str, Any]:
+    """An Operator-Use message as its writer writes it (every field, defaults filled in)."""
+    role = message.get("role") if type(message) is dict else None
+    model: type[BaseModel] | None = _MESSAGES.get(role) if type(role) is str else None
+    if model is None:
+        raise FastUnsupported(f"a {role} message")
+    if not fields_of(model).issuperset(message):
+        raise FastUnsupported(f"{model.__name__}: an unknown key")
+    contents = message.get("contents", [])
+    seconds = message.get("timestamp")  # a missing one is the time of reading
+    if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
+        raise FastUnsupported("contents or id")
+    written: dict[str, Any] = {
+        "role": role,
+        "contents": [_block(block) for block in contents],
+        "id": message["id"],
+        "timestamp": seconds if type(seconds) is float else number(message, "timestamp"),
+    }
+    if role == "assistant":
+        usage = known(message.get("usage", {}), ou.Usage)
+        cost = known(usage.get("cost", {}), ou.UsageCost)
+        stop_reason = text(message, "stop_reason", "stop")
+        if stop_reason not in _STOP_REASONS:
+            raise FastUnsupported("stop_reason")
+        written["usage"] = {
+            "input_tokens": integer(usage, "input_tokens", 0),
+            "output_tokens": integer(usage, "output_tokens", 0),
+            "cache_read_tokens": integer(usage, "cache_read_tokens", 0),
+            "cache_write_tokens": integer(usage, "cache_write_tokens", 0),
+            "cost": _costs(cost),
+        }
+        written["stop_reason"] = stop_reason
+        written["error"] = text(message, "error", "")
+    return written
+
+
+def _costs(cost: dict[str, Any]) -> dict[str, float]:
+    """A usage's cost as its writer writes it (every amount a float, 0.0 where absent)."""
+    amounts = {key: cost.get(key, 0.0) for key in _COST_KEYS}
+    for amount in amounts.values():
+        if type(amount) is not float or not math.isfinite(amount):
+            return {key: number(cost, key, 0.0) for key in _COST_KEYS}  # an int, or refused
+    return amounts
+
+
+def _block(block: Any) -> dict[str, Any]:
+    """A content block as its writer writes it (an untagged one is pydantic's smart union's to
+    judge: not taken)."""
+    kind = block.get("type") if type(block) is dict else None
+    if kind == "text":
+        content = block.get("content", "")
+        if type(content) is not str or not _TEXT_KEYS.issuperset(block):
+            raise FastUnsupported("a text block")
+        return block if len(block) == 2 else {"type": kind, "content": content}
+    if kind == "thinking":
+        known(block, ou.ThinkingContent)
+        return {
+            "type": kind,
+            "content": text(block, "content", ""),
+            "signature": text(block, "signature", ""),
+        }
+    if kind == "tool_call":
+        known(block, ou.ToolCallContent)
+        written: dict[str, Any] = {
+            "type": kind,
+            "id": text(block, "id", ""),
+            "name": text(block, "name", ""),
+        }
+        if "kind" in block:
+            if block["kind"] not in _TOOL_KINDS:
+                raise FastUnsupported("kind")
+            written["kind"] = block["kind"]
+        written["args"] = _object(block, "args")
+        written["metadata"] = _object(block, "metadata")
+        return written
+    if kind == "tool_result":
+        known(block, ou.ToolResultContent)
+        return {
+            "type": kind,
+            "id": text(block, "id", ""),
+            "content": text(block, "content", ""),
+            "is_error": truth(block, "is_error", False),
+            "metadata": _object(block, "metadata"),
+            "terminate": truth(block, "terminate", False),
+        }
+    if kind in ("image", "audio"):
+        key = "images" if kind == "image" else "audio"
+        known(block, ou.ImageContent if kind == "image" else ou.AudioContent)
+        items = block.get(key, [])
+        if type(items) is not list or any(type(item) is not str for item in items):
+            raise FastUnsupported(key)
+        return {"type": kind, key: items}
+    raise FastUnsupported(f"a {kind} block")
+
+
+def _object(block: dict[str, Any], key: str) -> dict[str, Any]:
+    """A ``dict[str, Any]`` field (default ``{}``), its numbers checked (``free_value``)."""
+    value = block.get(key, {})
+    if type(value) is not dict:
+        raise FastUnsupported(key)
+    return free_value(value)  # type: ignore[no-any-return]
