@@ -15,7 +15,7 @@ this order, and each step is a module that knows nothing of the others:
 4. ``_numbers``: those numbers rewritten as serde_json reads them (``-0``, past u64, imprecise
    decimals, out of range).
 5. pydantic-core, strict JSON mode, wire names only (the models: ``_wire``, ``_timestamp``,
-   ``_ordered_value``, ``_clock``), through ``phi_wire.primitives.adapter``.
+   ``_ordered_value``, ``_sorted_value``, ``_clock``), through ``phi_wire.primitives.adapter``.
 6. On failure: ``_sequence`` (serde's positional form of structs ``[tag, field, ...]``, tried
    only where an array stands in the way), else ``_error_translation`` (pydantic's errors as one
    ``WireError`` in serde's words, with JSON pointers).
@@ -45,8 +45,9 @@ from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through
 from ._ordered_value import OrderedJsonValue
 from ._schema import DIALECT, load_schema_files, meta_schemas, schema_for, schema_id_base
 from ._shortcut import prepare
+from ._sorted_value import sort_json
 from ._timestamp import Timestamp
-from ._wire import F32, JsonValue, LlmMessageBase, WireEnum, WireModel, sort_json
+from ._wire import F32, JsonValue, LlmMessageBase, WireEnum, WireModel
 
 __all__ = [
     "DIALECT",

@@ -56,8 +56,9 @@ from ..pointer import escape
 from ..primitives import TRANSPARENT, fast_path_role, vouched_form
 from ._clock import DEFAULT_FACTORIES
 from ._error_translation import from_python_validation_error
-from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, note_passing
+from ._interrupts import InterruptibleModel, keeps
 from ._numbers import I64_MIN, U64_MAX
+from ._sorted_value import SORTED_VALUE_WRITER, sort_json
 from ._timestamp import Timestamp
 
 __all__ = [
@@ -68,78 +69,10 @@ __all__ = [
     "WireEnum",
     "WireModel",
     "sort_json",
-    "sorted_json",
 ]
 
 
 # --- serde_json::Value -------------------------------------------------------------------------
-
-
-_LEAVES = frozenset({str, int, float, bool, type(None)})
-"""Types ``sort_json`` returns as they are, known without a call (most values of a message)."""
-
-
-def sort_json(value: Any) -> Any:
-    """Return ``value`` with every object's keys in byte order, as serde_json's BTreeMap does.
-
-    UTF-8 byte order equals code point order, which is how Python compares ``str``.
-
-    It runs on every ``LlmMessage`` that ``dumps`` writes (``LlmMessageBase``), so plain dicts,
-    lists and scalars are told apart by their exact type and a scalar costs no call; a subclass
-    of dict or list takes the general way, with the same result.
-    """
-    kind = type(value)
-    if kind is dict:
-        # keys are unique: sorting the items compares keys only
-        return {
-            key: item if type(item) in _LEAVES else sort_json(item)
-            for key, item in sorted(value.items())
-        }
-    if kind is list:
-        return [item if type(item) in _LEAVES else sort_json(item) for item in value]
-    if kind in _LEAVES:
-        return value
-    if isinstance(value, dict):
-        return {key: sort_json(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [sort_json(item) for item in value]
-    return value
-
-
-def _in_order(value: Any) -> bool:
-    """Whether ``value`` is plain JSON (exact dicts, lists and scalars) whose every object already
-    has its keys in byte order: what phi-core's own documents hold, read or built, since serde
-    writes them sorted. Keys and the types of leaves are compared in C (``sorted``,
-    ``map(type, ...)``); only containers inside containers cost a Python call."""
-    kind = type(value)
-    if kind is dict:
-        keys = list(value)
-        if keys != sorted(keys):
-            return False
-        items: Any = value.values()
-    elif kind is list:
-        items = value
-    else:
-        return kind in _LEAVES
-    return _LEAVES.issuperset(map(type, items)) or all(map(_in_order, items))
-
-
-def sorted_json(value: Any) -> Any:
-    """``sort_json(value)`` without the copy when ``value`` is plain JSON already in order
-    (``_in_order``): written, the two are the same text. It writes every ``JsonValue``.
-
-    One Python function for pydantic to call (no ``keeps`` wrapper: it notes an interrupt
-    itself), and the common case, a flat object in order, decided without another call.
-    """
-    try:
-        if type(value) is dict:
-            keys = list(value)
-            if keys == sorted(keys) and _LEAVES.issuperset(map(type, value.values())):
-                return value
-        return value if _in_order(value) else sort_json(value)
-    except PASS_THROUGH as error:  # what ``keeps`` does: pydantic may drop it (``_interrupts``)
-        note_passing(error)
-        raise
 
 
 def to_value(value: Any, pointer: str = "") -> Any:
@@ -190,9 +123,6 @@ def _validate_json_value(value: Any, info: ValidationInfo) -> Any:
 
 JSON_VALUE_CHECK = AfterValidator(_validate_json_value)
 """What a ``serde_json::Value`` field checks, whichever way it writes its keys."""
-
-SORTED_VALUE_WRITER = sorted_json
-"""The one serializer function of every ``JsonValue`` (``_write`` finds it by identity)."""
 
 JsonValue = Annotated[Any, JSON_VALUE_CHECK, PlainSerializer(SORTED_VALUE_WRITER)]
 """serde_json::Value: any JSON; keys written sorted at every depth."""

@@ -13,7 +13,7 @@ fields in the order of the instance's ``__dict__`` (declaration order), but its 
 in the order the schema lists them, each read with ``getattr``. So every model of the subtree
 lists its fields as computed fields sorted by wire name (the fields themselves excluded), with
 their schemas, aliases and skip predicates. ``JsonValue`` keeps its one Python function, which
-sorts only a value not already in order (``_wire.sorted_json``). The copy is built with
+sorts only a value not already in order (``_sorted_value.sorted_json``). The copy is built with
 ``_use_prebuilt=False``, else pydantic-core would reuse each nested class's own serializer, and
 with each definition written in place of its references (but recursive ones): pydantic-core
 guards every reference against recursion, a cost per value written.
@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from pydantic_core import SchemaError, SchemaSerializer, core_schema
 
 from ..primitives import parsed_as_value
-from ._wire import SORTED_VALUE_WRITER
+from ._sorted_value import SORTED_VALUE_WRITER
 
 __all__ = ["writer"]
 
