@@ -13,9 +13,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from command import run
@@ -309,13 +311,17 @@ def test_any_file_of_corpus_lines_streams_as_it_converts_whole(
         path.write_bytes(b"\n".join(lines) + b"\n")
         saved = convert_files.BATCH
         convert_files.BATCH = batch
+        # a clark-agent row without its timestamp is stamped with the time of reading: one clock
+        # for both conversions, or a millisecond ticking between them would differ
+        frozen = time.time_ns()
         try:
-            streamed = _streamed_or_not(path, source, target, keep)
-            try:
-                whole = convert_files.convert_input(read_input(str(path)), source, target)
-            except phi_wire.convert.ConvertError as error:
-                assert streamed is None or streamed == str(error)
-                return
+            with mock.patch.object(time, "time_ns", lambda: frozen):
+                streamed = _streamed_or_not(path, source, target, keep)
+                try:
+                    whole = convert_files.convert_input(read_input(str(path)), source, target)
+                except phi_wire.convert.ConvertError as error:
+                    assert streamed is None or streamed == str(error)
+                    return
         finally:
             convert_files.BATCH = saved
     if streamed is None:
