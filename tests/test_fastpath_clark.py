@@ -258,9 +258,10 @@ def test_a_forged_entry_with_a_recomputed_digest_is_refused(forgery: bytes) -> N
 
 
 def test_formats_without_a_fast_path_get_none() -> None:
-    """pi is read by its own reader (``JSON.parse`` and pi's types): the seam gives it none."""
-    assert fast_path("1.5", ["Message"], None, True, "pi") is None
-    assert _fastpath.fast_path_for("1.5", "Message", True, format="pi") is None
+    """OpenTelemetry GenAI is read by the official schema's validator: the seam gives it none
+    (pi, read by ``JSON.parse`` and pi's types, has one since issue 21: test_fastpath_pi.py)."""
+    assert fast_path("2026-05", ["InputMessages"], None, True, "otel-genai") is None
+    assert _fastpath.fast_path_for("2026-05", "InputMessages", True, format="otel-genai") is None
 
 
 def test_only_big_files_are_looked_at_before_the_run(
