@@ -36,6 +36,7 @@ from typing import Any
 from phi_wire.formats import find
 from phi_wire.primitives import CANONICAL_TIMESTAMP, TRANSPARENT, adapter, fast_path_role_of
 
+from ._objects import _Member, _optional
 from ._pattern import (
     _BORROWED_STRING,
     _EXACT_TIMESTAMP,
@@ -44,8 +45,6 @@ from ._pattern import (
     _borrowed,
     _Compiler,
     _integer,
-    _Member,
-    _optional,
     _sorts_keys,
 )
 from ._tokens import Seq, _alt, _group, _lit, _opaque
