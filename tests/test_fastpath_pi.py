@@ -359,3 +359,40 @@ def test_a_forged_entry_with_a_recomputed_digest_is_refused() -> None:
     assert entry is not None
     forge_with_digest(entry, rb'(?:\{"role":"[a-z]+"[^\n]*\r?(?:\n|\Z))*+')
     assert fast_path("1.5", ["AgentMessage"], None, False, FORMAT) is None
+
+
+def test_an_event_file_builds_its_slow_expression_only_from_its_own_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pi 1.5's event expression takes seconds to compile (it holds the RPC responses too): a
+    file big enough for another type's build (``FORMAT_BUILD_MIN_BYTES``) but under
+    ``SLOW_BUILD_MIN_BYTES`` is judged with the cache's entry or exactly, never made to wait for a
+    build; from that size on, it builds."""
+    requested: list[bool] = []
+    loaded = _fastpath.fast_path_for
+
+    def counted(version: str, forced: str | None, build: bool = False, **kwargs: Any) -> Any:
+        if kwargs.get("format") == "pi":
+            requested.append(build)
+        return loaded(version, forced, False, **kwargs)  # never built here: the test is the plan
+
+    monkeypatch.setattr(_fastpath, "fast_path_for", counted)
+    monkeypatch.setattr(_fastpath, "_FAST", {})
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path / "cache"))
+    streams = fixtures_root() / "pi" / "1.5.2" / "streams"
+    lines = b"".join(
+        path.read_bytes()
+        for path in sorted(streams.glob("*.jsonl"))
+        if b"agent_start" in path.read_bytes()
+    )
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(lines * (_fastpath.FORMAT_BUILD_MIN_BYTES // len(lines) + 1))
+    list(validate([str(events)], jobs=1))
+    assert requested and not any(requested), requested
+    requested.clear()
+    monkeypatch.setattr(_fastpath, "_FAST", {})
+    monkeypatch.setitem(
+        _fastpath.SLOW_BUILD_MIN_BYTES, ("pi", "AgentEvent"), _fastpath.FORMAT_BUILD_MIN_BYTES
+    )
+    list(validate([str(events)], jobs=1))
+    assert requested[0], requested  # the plan builds; the chunks then load what it built

@@ -47,6 +47,10 @@ AUTO_LINE_TYPES = ("AgentEvent", "AgentMessage")
 FORMAT_BUILD_MIN_BYTES = 4 * 1024 * 1024
 """Inputs of another format from this size on build its fast path when it is not cached: one type's
 expression compiles in 0.05-0.4 s, and its exact path judges some 10-20 MB a second."""
+SLOW_BUILD_MIN_BYTES = {("pi", "AgentEvent"): 16 * 1024 * 1024}
+"""Types whose expression takes seconds to compile build it from a bigger size: pi's event files
+(1.5's takes the RPC responses too: 1.6 MB of expression, some 3-6 s to compile, against an exact
+path of 2-4 MB a second)."""
 PLAN_MIN_BYTES = 1024 * 1024
 """The JSONL files whose first lines ``format_fast_paths`` reads to tell their kind (a smaller one
 costs more to read twice than its share of a build saves)."""
@@ -169,7 +173,7 @@ def format_fast_paths(settings: Settings, lines_files: list[tuple[str, int]]) ->
             if planned is not None:
                 sizes[planned] = sizes.get(planned, 0) + size
     for (format, version, type_name), size in sizes.items():
-        build = size >= FORMAT_BUILD_MIN_BYTES
+        build = size >= SLOW_BUILD_MIN_BYTES.get((format, type_name), FORMAT_BUILD_MIN_BYTES)
         if type_name in ("SessionFile", *PI_SESSION_FILE_NAMES.get(format, ())):
             session_file_path(format, version, build)
         else:  # a file's type (auto), whose rejected lines are read as their shape's
