@@ -236,6 +236,7 @@ def test_the_dumped_form_is_compact_and_keeps_non_ascii() -> None:
 def test_a_pair_without_dict_converter_has_none() -> None:
     assert _fast.fast_converter("clark-agent", "operator-use", "AgentMessage") is None
     assert _fast.fast_converter("phi-core", "otel-genai", "AgentMessage") is None
+    assert _fast.fast_converter("phi-core", "phi-core", "AgentMessage") is None
 
 
 def test_a_null_the_reader_reads_as_absent_is_found_where_a_model_has_it() -> None:

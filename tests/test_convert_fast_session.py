@@ -71,3 +71,14 @@ def test_corrupted_sessions_convert_alike(monkeypatch: pytest.MonkeyPatch, tmp_p
                 assert fast == model, variant[:300]
                 checked += 1
     assert checked > 50
+
+
+def test_a_session_to_phi_core_itself_takes_the_model_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """phi-core to phi-core has no dict converter (``export-otel`` reads a session so)."""
+    monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 0)
+    path = tmp_path / "session.json"
+    path.write_bytes(SESSIONS[0])
+    done = convert_files.convert_input(read_input(str(path)), "phi-core", "phi-core")
+    assert done.documents == 1 and done.text

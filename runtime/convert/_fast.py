@@ -68,8 +68,8 @@ def fast_converter(source: str, target: str, kind: str) -> FastConverter | None:
     """The dict converter of ``kind`` from ``source`` to ``target`` (one of them the hub), from
     the other format's ``FAST_CONVERTERS`` table; None: there is none."""
     other = target if source == HUB else source
-    if HUB not in (source, target) or other not in FOLDERS:
-        return None
+    if HUB not in (source, target) or other == HUB or other not in FOLDERS:
+        return None  # a pair without phi-core, or phi-core to itself: no converter
     module = importlib.import_module(f"{FOLDERS[other]}.convert")
     table: dict[tuple[str, str, str], FastConverter] = getattr(module, "FAST_CONVERTERS", {})
     return table.get((source, target, kind))

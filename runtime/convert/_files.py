@@ -11,7 +11,9 @@ written as another format's, and what was lost on the way counted.
 * The source format is given or recognised (``phi_wire.recognise``); each document is read by that
   format's ``loads`` as the type its shape has (each key its reader drops a ``dropped`` loss:
   ``_unread``), a JSONL file's documents converted together (a stream's events need each other)
-  or, where each converts alone, ``BATCH`` at a time. A pair without phi-core goes through it
+  or, where each converts alone, ``BATCH`` at a time (``_batches``: the lines the source's fast
+  path vouches for dict to dict, ``_fast``; a phi-core Session file likewise, ``_fast_session``).
+  A pair without phi-core goes through it
   (``_to_target``), a phi-core ``Session`` as its loops' messages (``_session``), and another
   version of the target is written by that version's own reader and writer (``_version``).
 * Outputs are written as the target writes: one document for one document, JSONL for a list, an
