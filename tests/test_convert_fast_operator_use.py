@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
-from phi_wire.convert import Converted
+from phi_wire.convert import Converted, FastUnsupported
 from phi_wire.convert._inputs import ConvertError, read_input
 from phi_wire.fastpath import fast_path
-from phi_wire.formats.operator_use.convert import FAST_CONVERTERS, FastUnsupported
+from phi_wire.formats.operator_use.convert import FAST_CONVERTERS
 
 LAYOUTS = ("d0da87a6", "d1cdaad8")
 FIRST_LANE = ("user", "assistant", "tool")
@@ -282,7 +282,7 @@ def test_an_unknown_key_is_a_dropped_loss_whichever_check_meets_it(both: Both) -
         (loss.kind, loss.pointer) for _, loss in converted.losses
     ]
     with pytest.raises(FastUnsupported):
-        FAST_CONVERTERS["operator-use", "phi-core"]([document], "AgentMessage")
+        FAST_CONVERTERS["operator-use", "phi-core", "AgentMessage"]([document], "AgentMessage")
 
 
 def json_values(clean: bool) -> st.SearchStrategy[Any]:
@@ -416,7 +416,7 @@ def test_an_unknown_key_off_the_active_branch_is_still_a_dropped_loss(both: Both
     converted = both.check(text, "resumed.jsonl")
     with pytest.raises(FastUnsupported):  # the converter itself: not only the vouching
         entries = [json.loads(line) for line in text.splitlines()]
-        FAST_CONVERTERS["operator-use", "phi-core"](entries, "SessionFile")
+        FAST_CONVERTERS["operator-use", "phi-core", "SessionFile"](entries, "SessionFile")
     where = f"{both.folder / 'resumed.jsonl'}:{len(lines)}"
     assert (where, "/message/contents/0/myAppField") in [
         (place, loss.pointer) for place, loss in converted.losses

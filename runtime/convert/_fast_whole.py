@@ -7,20 +7,20 @@ source's ``loads`` accepts it: no error to report) and no string escapes a lone 
 (which Python's ``json`` reads and cannot write); each document is then parsed once by
 ``json.loads``, converted dict to dict and written by ``json.dumps`` in the target writer's form.
 A converter that meets what it cannot convert exactly (an unknown key, a null, a lax value...)
-raises its ``FastUnsupported``, and the input takes the model path, whose losses name it.
+raises ``FastUnsupported``, and the input takes the model path, whose losses name it.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
-from phi_wire.formats import FOLDERS, HUB
+from phi_wire.formats import HUB
 
+from ._fast import FastConverter, FastUnsupported, fast_converter
 from ._inputs import Input
 from ._types import Loss
 
@@ -55,18 +55,10 @@ class FastConverted(NamedTuple):
     lines: list[int]
 
 
-Converter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
-
-
-def _converter(format: str, target: str) -> tuple[Converter, type[Exception]] | None:
-    """The dict converter of a pair, and the exception it gives up with; None: none."""
+def _converter(format: str, target: str, kind: str) -> FastConverter | None:
+    """The dict converter of a pair and kind of input (``_fast``'s table lookup); None: none."""
     own = target if format == HUB else format
-    if own not in FOLDERS or own not in _TYPES:
-        return None
-    module = importlib.import_module(f"{FOLDERS[own]}.convert")
-    converters: dict[tuple[str, str], Converter] = getattr(module, "FAST_CONVERTERS", {})
-    converter = converters.get((format, target))
-    return None if converter is None else (converter, module.FastUnsupported)
+    return fast_converter(format, target, kind) if own in _TYPES else None
 
 
 _PATHS: dict[tuple[str, str, tuple[str, ...]], FastPath] = {}
@@ -110,15 +102,14 @@ def fast_converted(
     """``source`` (of ``format``'s ``version``; ``kind``: ``SessionFile`` or the type of its
     documents) converted to ``target`` dict to dict, or None: it takes the model path. A
     document that is the whole input (not JSONL) is one document whose losses point into it."""
-    found = _converter(format, target)
-    if found is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
+    converter = _converter(format, target, kind)
+    if converter is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
         return None
     if _SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
         return None
-    converter, unsupported = found
     try:
         converted, losses = converter(_parsed(source), kind)
-    except unsupported:
+    except FastUnsupported:
         return None
     if not source.lines:  # one document: its pointers have no index
         losses = [loss._replace(pointer=loss.pointer[2:]) for loss in losses]

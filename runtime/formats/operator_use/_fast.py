@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from phi_wire.convert import FastUnsupported  # the seam's: its input takes the model path
+
 __all__ = [
     "FastUnsupported",
     "fields_of",
@@ -35,11 +37,6 @@ U64_END = 2**64
 PLAIN_FLOATS = (1e-4, 1e16)
 """The magnitudes whose floats Python's ``repr`` and phi-core's writer both print as plain
 decimals, the same shortest digits (``0.00001``, ``1e+16``: outside, they differ)."""
-
-
-class FastUnsupported(Exception):
-    """A document the dict converters cannot convert exactly as the models do: its input takes
-    the model path."""
 
 
 @functools.cache

@@ -22,12 +22,8 @@ phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-w
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from phi_wire.convert import FastConverter
 
-from phi_wire.convert import Loss
-
-from ._fast import FastUnsupported
 from ._fast_to_phi import to_phi_core_dicts
 from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
@@ -37,17 +33,17 @@ __all__ = [
     "FAST_CONVERTERS",
     "STOP_REASONS_FROM_PHI",
     "STOP_REASONS_TO_PHI",
-    "FastUnsupported",
     "from_phi_core",
     "session_from_phi_core",
     "to_phi_core",
 ]
 
-FAST_CONVERTERS: dict[
-    tuple[str, str],
-    Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]],
-] = {("operator-use", "phi-core"): to_phi_core_dicts}
-"""``(source, target)`` -> the dict-to-dict converter: ``(documents, kind)`` (parsed JSON; kind:
-``AgentMessage`` for message lines, ``SessionFile`` for a session file's entries) -> the target's
-documents (JSON its writer writes as they are) and the losses, exactly as the model converter's;
-``FastUnsupported`` for a document it cannot convert so (the input then takes the model path)."""
+FAST_CONVERTERS: dict[tuple[str, str, str], FastConverter] = {
+    ("operator-use", "phi-core", "AgentMessage"): to_phi_core_dicts,
+    ("operator-use", "phi-core", "SessionFile"): to_phi_core_dicts,
+}
+"""(source, target, type) -> the dict converter (``phi_wire.convert``'s seam: ``FastConverter``)
+of message lines (``AgentMessage``) and of a session file's entries (``SessionFile``), read whole
+(``phi_wire.convert``'s ``_fast_whole``): the target's documents and the losses, exactly as the
+model converter's; ``FastUnsupported`` for a document it cannot convert so (the input then takes
+the model path)."""
