@@ -74,7 +74,8 @@ def session_converted(
         return None
     path = _session_path(version)
     compacted = compact(data)
-    if path is None or not compacted or not path.vouches(data):
+    # ``vouches_line`` on the compact form is ``vouches(data)`` without compacting it again
+    if path is None or not compacted or not path.vouches_line(compacted):
         return None
     try:
         session = parsed(compacted)
