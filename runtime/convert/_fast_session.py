@@ -73,16 +73,18 @@ def session_converted(
     if convert is None:
         return None
     path = _session_path(version)
-    compacted = compact(data)
-    # ``vouches_line`` on the compact form is ``vouches(data)`` without compacting it again
-    if path is None or not compacted or not path.vouches_line(compacted):
+    compact_form = compact(data)
+    if path is None or not compact_form:
+        return None
+    compacted = bytes(compact_form)
+    if not path.vouches_line(compacted):  # ``vouches(data)``, without compacting it again
         return None
     try:
         session = parsed(compacted)
     except ValueError:
         return None
     nulls = absent_nulls(HUB, version)
-    if nulls is not None and nulls.may_have(bytes(compacted)) and nulls.found(session):
+    if nulls is not None and nulls.may_have(compacted) and nulls.found(session):
         return None
     if type(session) is not dict or type(session.get("loops")) is not list:
         return None
