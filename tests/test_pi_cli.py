@@ -120,3 +120,31 @@ def test_the_librarys_convert_converts_a_pi_message() -> None:
     assert result == (phi.LlmUserMessage(content=[phi.TextContent(text="hi")], timestamp=1), ())
     with pytest.raises(UnsupportedConversion, match="no phi-core counterpart"):
         convert(pi.loads(pi.StopReason, '"stop"'), source="pi", target="phi-core")
+
+
+@pytest.mark.parametrize(
+    ("path", "target", "says"),
+    [
+        (
+            "pi/1.5.2/valid/JsonAgentSessionEvent/JsonAgentSessionEvent.message_update.text_delta.json",
+            "phi-core",
+            "no message_start before it",
+        ),
+        (
+            "otel-genai/instrumented/pydantic-ai-2.68.0-v5/agent_images.1.gen_ai.tool.definitions.json",
+            "pi",
+            "no pi counterpart for phi-core's ToolDefinition",
+        ),
+    ],
+)
+def test_what_has_no_counterpart_is_one_line_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, path: str, target: str, says: str
+) -> None:
+    """A CLI delta-only update with no message_start before it (nothing to assemble it into),
+    and OpenTelemetry's tool definitions (no pi message): one line naming why, exit 2. Both
+    raised a KeyError/AttributeError traceback before."""
+    code, _, err = run(
+        capsys, "convert", "--to", target, str(fixtures_root() / path), "-o", str(tmp_path / "o")
+    )
+    assert code == 2 and says in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err

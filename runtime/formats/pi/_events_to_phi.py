@@ -317,6 +317,14 @@ class _Converter:
                     SAME_PARTIAL if same else OTHER_PARTIAL,
                 )
         else:  # the 1.5 CLI's delta-only line: the message assembled from the deltas
+            if self.assembler.message is None:
+                self.losses.add(
+                    pointer,
+                    "dropped",
+                    "no message_start before it (pi's CLI starts every message with one): no "
+                    "message to assemble its delta into",
+                )
+                return []
             assembled = self.assembler.apply(event.get("usage"), inner)
             if assembled is None:
                 self.losses.add(

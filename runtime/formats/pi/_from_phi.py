@@ -112,12 +112,28 @@ def _meta(message: Any, pointer: str, losses: Losses) -> None:
         losses.add(at(pointer, "tags"), "dropped", "pi's messages have no node tags")
 
 
+_MESSAGES = (
+    phi.UserMessage,
+    phi.LlmUserMessage,
+    phi.AssistantMessage,
+    phi.LlmAssistantMessage,
+    phi.ToolResultMessage,
+    phi.LlmToolResultMessage,
+)
+"""The phi-core messages of the first lane (the second: ``ExtensionMessage``)."""
+
+
 def message_from_phi(message: Any, pointer: str, losses: Losses) -> Any:
     """One phi-core message as pi 1.5's model."""
     if type(message).__module__ == phi.AgentStart.__module__:
         raise UnsupportedConversion(NO_EVENTS)
     if isinstance(message, phi.ExtensionMessage):
         return _extension(message, pointer, losses)
+    if not isinstance(message, _MESSAGES):  # a tool definition, a usage, a block...: no message
+        raise UnsupportedConversion(
+            f"no pi counterpart for phi-core's {type(message).__name__} (convertible: messages "
+            "and message lists, sessions)"
+        )
     _meta(message, pointer, losses)
     if message.timestamp > JS_SAFE_INTEGER:
         losses.add(at(pointer, "timestamp"), "changed", "pi's numbers are doubles: rounded")
