@@ -45,7 +45,6 @@ from ._pattern import (
     _borrowed,
     _Compiler,
     _integer,
-    _sorts_keys,
 )
 from ._tokens import Seq, _alt, _group, _lit, _opaque
 
@@ -219,38 +218,22 @@ class _CanonicalCompiler(_Compiler):
             if depth == len(self.owners):
                 self.holding.add(key)
 
-    def compile(self, schema: dict[str, Any], sorted_keys: bool, tag: str | None = None) -> Seq:
-        """``_Compiler.compile`` with objects spaced (``_object``), and the fields holding a
-        ``serde_json::Value`` found through memoized definitions too."""
-        if schema["type"] == "definition-ref":
-            ref = schema["schema_ref"]
-            key = (ref, sorted_keys, tag)
-            if key not in self.memo:
-                if ref in self.expanding:
-                    raise Unsupported(f"recursive type {ref}")
-                self.expanding.append(ref)
-                self.frames.append((key, len(self.owners)))
-                try:
-                    self.memo[key] = self.compile(self.definitions[ref], sorted_keys, tag)
-                finally:
-                    self.expanding.pop()
-                    self.frames.pop()
-            elif key in self.holding:
+    def object_of(self, members: list[_Member]) -> Seq:
+        return _object(members)  # spaced: this module's ``_object``
+
+    def definition(self, ref: str, sorted_keys: bool, tag: str | None) -> Seq:
+        """``_Compiler.definition``, finding the fields holding a ``serde_json::Value`` through
+        memoized definitions too."""
+        key = (ref, sorted_keys, tag)
+        if key in self.memo:
+            if key in self.holding:
                 self._saw_value()
             return self.memo[key]
-        schema = self.resolve(schema)
-        if schema["type"] == "definition-ref":
-            return self.compile(schema, sorted_keys, tag)
-        kind = schema["type"]
-        if kind == "model":
-            sorted_keys = sorted_keys or _sorts_keys(schema)
-            members = self.fields(schema, sorted_keys)
-            if tag is not None:  # the discriminator must be there, whatever its default
-                members = [_Member(m.key, m.value, m.required or m.key == tag) for m in members]
-            return _object(members)
-        if tag is not None:
-            raise Unsupported(f"tagged-union choice of type {kind}")
-        return self.compile_value(schema, kind, sorted_keys)
+        self.frames.append((key, len(self.owners)))
+        try:
+            return super().definition(ref, sorted_keys, tag)
+        finally:
+            self.frames.pop()
 
     def compile_value(self, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Seq:
         plain = not set(schema) - {"type", "strict", "ref", "metadata", "serialization"}

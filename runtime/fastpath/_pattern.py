@@ -272,17 +272,7 @@ class _Compiler:
 
     def compile(self, schema: dict[str, Any], sorted_keys: bool, tag: str | None = None) -> Seq:
         if schema["type"] == "definition-ref":
-            ref = schema["schema_ref"]
-            key = (ref, sorted_keys, tag)
-            if key not in self.memo:
-                if ref in self.expanding:
-                    raise Unsupported(f"recursive type {ref}")
-                self.expanding.append(ref)
-                try:
-                    self.memo[key] = self.compile(self.definitions[ref], sorted_keys, tag)
-                finally:
-                    self.expanding.pop()
-            return self.memo[key]
+            return self.definition(schema["schema_ref"], sorted_keys, tag)
         schema = self.resolve(schema)
         if schema["type"] == "definition-ref":
             return self.compile(schema, sorted_keys, tag)
@@ -292,10 +282,29 @@ class _Compiler:
             members = self.fields(schema, sorted_keys)
             if tag is not None:  # the discriminator must be there, whatever its default
                 members = [_Member(m.key, m.value, m.required or m.key == tag) for m in members]
-            return _floating_object(members) if self.js else _object(members)
+            return self.object_of(members)
         if tag is not None:
             raise Unsupported(f"tagged-union choice of type {kind}")
         return self.compile_value(schema, kind, sorted_keys)
+
+    def object_of(self, members: list[_Member]) -> Seq:
+        """A model's object: its members in order (``JSON.parse``'s reader: optional ones after
+        any required one)."""
+        return _floating_object(members) if self.js else _object(members)
+
+    def definition(self, ref: str, sorted_keys: bool, tag: str | None) -> Seq:
+        """A definition's expression, compiled once per (ref, key order, tag); a type that
+        contains itself is ``Unsupported``."""
+        key = (ref, sorted_keys, tag)
+        if key not in self.memo:
+            if ref in self.expanding:
+                raise Unsupported(f"recursive type {ref}")
+            self.expanding.append(ref)
+            try:
+                self.memo[key] = self.compile(self.definitions[ref], sorted_keys, tag)
+            finally:
+                self.expanding.pop()
+        return self.memo[key]
 
     def compile_value(self, schema: dict[str, Any], kind: str, sorted_keys: bool) -> Seq:
         plain = not set(schema) - {"type", "strict", "ref", "metadata", "serialization"}
