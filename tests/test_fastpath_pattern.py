@@ -253,11 +253,11 @@ def test_a_validator_is_looked_through_only_when_marked() -> None:
 
     from phi_wire.fastpath import _pattern
 
-    seq, _ = _pattern._type_seq(_function_model(marked=True))
-    expression = re.compile(_pattern._render(seq))
+    seqs, _ = _pattern._type_seqs(_function_model(marked=True))
+    expression = re.compile(_pattern._render(_pattern._alt(seqs)))
     assert expression.fullmatch(b'{"count":7}') and not expression.fullmatch(b'{"count":"7"}')
     with pytest.raises(_pattern.Unsupported, match="validator"):
-        _pattern._type_seq(_function_model(marked=False))
+        _pattern._type_seqs(_function_model(marked=False))
 
 
 # The string expression as it was before it was unrolled (runs between escapes): the reference.

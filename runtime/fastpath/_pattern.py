@@ -430,13 +430,6 @@ def _borrowed(field: dict[str, Any]) -> bool:
 _DICT_KEYS = frozenset({"type", "keys_schema", "values_schema", "strict", "ref", "metadata"})
 
 
-def _type_seq(
-    tp: Any, exact_values: bool = False, lax: bool = False, js: bool = False
-) -> tuple[Seq, list[tuple[frozenset[str], frozenset[str]] | None]]:
-    seqs, key_sets = _type_seqs(tp, exact_values, lax, js)
-    return _alt(seqs), key_sets
-
-
 def _type_seqs(
     tp: Any, exact_values: bool = False, lax: bool = False, js: bool = False
 ) -> tuple[list[Seq], list[tuple[frozenset[str], frozenset[str]] | None]]:
