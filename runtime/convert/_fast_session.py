@@ -10,16 +10,16 @@ as the model path's)."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
-from phi_wire.fastpath import FastPath, compact, fast_path
+from phi_wire.fastpath import CanonicalPath, FastPath, compact, fast_path, is_utf8
 from phi_wire.formats import HUB, find
 from phi_wire.pointer import escape
 
 from ._fast import FastUnsupported, absent_nulls, dumped, fast_converter, parsed
 from ._types import Loss
 
-__all__ = ["session_converted"]
+__all__ = ["SessionMessages", "session_converted", "session_messages"]
 
 _KEPT = frozenset({"loops"})
 _LOOP_KEPT = frozenset({"messages", "loop_id", "parent_loop_id"})
@@ -64,20 +64,37 @@ def _set_keys(document: dict[str, Any], version: str, name: str, kept: frozenset
     ]
 
 
-def session_converted(
-    data: bytes, target: str, version: str
-) -> tuple[list[str], list[Loss]] | None:
-    """The documents (as the target writes them) and the losses (pointers into the session) of
-    a phi-core Session file converted to ``target``'s message list; None: take the model path."""
-    convert = fast_converter(HUB, target, "AgentMessage")
-    if convert is None:
-        return None
+class SessionMessages(NamedTuple):
+    """A vouched Session's messages, loop after loop, and what ``_session.from_session`` says
+    of the rest."""
+
+    session: dict[str, Any]
+    """The whole document, parsed."""
+    compacted: bytes
+    """Its compact form (the text vouched for)."""
+    messages: list[dict[str, Any]]
+    where: list[str]
+    """Each message's pointer in the session (``/loops/<i>/messages/<j>``)."""
+    losses: list[Loss]
+    """The session's and the loops' keys a message list has no room for, in its order."""
+
+
+def session_messages(
+    data: bytes, version: str, canonical: CanonicalPath | None = None
+) -> SessionMessages | None:
+    """A phi-core Session file's messages and the losses of the rest, when phi-core's fast path
+    vouches for it whole (or, given ``canonical``, ``validate --strict``'s expression matches its
+    compact form: what phi-core writes, blanks aside) and no null in it is read as absent; None:
+    take the model path."""
     path = _session_path(version)
     compact_form = compact(data)
     if path is None or not compact_form:
         return None
     compacted = bytes(compact_form)
-    if not path.vouches_line(compacted):  # ``vouches(data)``, without compacting it again
+    if canonical is not None:
+        if canonical.document.fullmatch(compacted) is None or not is_utf8(compacted):
+            return None
+    elif not path.vouches_line(compacted):  # ``vouches(data)``, without compacting it again
         return None
     try:
         session = parsed(compacted)
@@ -109,12 +126,27 @@ def session_converted(
         for number, message in enumerate(loop["messages"]):
             messages.append(message)
             where.append(f"{at}/messages/{number}")
+    return SessionMessages(session, compacted, messages, where, losses)
+
+
+def session_converted(
+    data: bytes, target: str, version: str
+) -> tuple[list[str], list[Loss]] | None:
+    """The documents (as the target writes them) and the losses (pointers into the session) of
+    a phi-core Session file converted to ``target``'s message list; None: take the model path."""
+    convert = fast_converter(HUB, target, "AgentMessage")
+    if convert is None:
+        return None
+    found = session_messages(data, version)
+    if found is None:
+        return None
+    losses = found.losses
     try:
-        converted, found = convert(messages, "AgentMessage")
+        converted, converter_losses = convert(found.messages, "AgentMessage")
         written = [dumped(document) for document in converted]
     except (FastUnsupported, ValueError):
         return None
-    for loss in found:
+    for loss in converter_losses:
         item, slash, rest = loss.pointer[1:].partition("/")
-        losses.append(Loss(where[int(item)] + slash + rest, loss.kind, loss.reason))
+        losses.append(Loss(found.where[int(item)] + slash + rest, loss.kind, loss.reason))
     return written, losses

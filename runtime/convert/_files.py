@@ -39,6 +39,7 @@ from ._batches import Batches
 from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
 from ._fast import FAST_MIN_BYTES
 from ._fast_session import session_converted
+from ._fast_session_file import session_file_converted
 from ._fast_whole import fast_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
@@ -259,6 +260,24 @@ def _fast_session(source: Input, format: str, target: str, version: str | None) 
     return Converted(format, target, text, placed, 1, True, 0, documents, MODULES[target])
 
 
+def _fast_session_file(
+    source: Input, format: str, target: str, version: str | None
+) -> Converted | None:
+    """A JSONL file of phi-core messages or a phi-core Session file, of ``FAST_MIN_BYTES`` or
+    more, converted to ``target``'s session file without models (``_fast_session_file``), as the
+    model path would; None: it takes the model path."""
+    if format != HUB or version not in (None, MODULES[target]) or target not in SESSION_FILES:
+        return None
+    if len(source.data) < FAST_MIN_BYTES:
+        return None
+    done = session_file_converted(source, target, MODULES[HUB])
+    if done is None:
+        return None
+    text, losses = done
+    count = len(source.documents) if source.lines else 1
+    return Converted(format, target, text, losses, count, True, 0, [text], MODULES[target])
+
+
 def convert_input(
     source: Input, given: str | None, target: str, version: str | None = None
 ) -> Converted:
@@ -329,6 +348,8 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         if batched is not None:
             return batched
     fast = _fast_session(source, recognised.format, target, version)
+    if fast is None:
+        fast = _fast_session_file(source, recognised.format, target, version)
     if fast is not None:
         return fast
     value, lines, losses = _loaded(source, recognised.format)

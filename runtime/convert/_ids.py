@@ -11,6 +11,7 @@ twice gives the same bytes, and two documents get different ids.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 
 __all__ = ["NAMESPACE", "EntryIds", "derived_id"]
@@ -19,9 +20,20 @@ NAMESPACE = uuid.UUID("6f1c7a9e-3b52-5d08-9c41-2e7d5a0b8f13")
 """The namespace of every id phi-wire invents (uuid5): fixed, so ids are the same on every run."""
 
 
+_NAMESPACE_BYTES = NAMESPACE.bytes
+
+
 def derived_id(name: str, position: str, content: str) -> str:
-    """A uuid (version 5) made from the input's name, a document's position and its content."""
-    return str(uuid.uuid5(NAMESPACE, f"{name}\n{position}\n{content}"))
+    """A uuid (version 5) made from the input's name, a document's position and its content:
+    ``str(uuid.uuid5(NAMESPACE, ...))``, written without its ``UUID`` object (a converted file
+    derives one per message)."""
+    digest = bytearray(
+        hashlib.sha1(_NAMESPACE_BYTES + f"{name}\n{position}\n{content}".encode()).digest()
+    )
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = digest[:16].hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 class EntryIds:

@@ -19,6 +19,10 @@ from .api import SessionFileLines, layout_of
 
 # --- phi-core -> Operator-Use -------------------------------------------------------------------
 
+HEADER_INVENTED = "the session header: a derived id, cwd "
+"""The loss of a written session file's header (its ``cwd``'s repr follows)."""
+ENTRY_IDS_INVENTED = "entry ids (8 hex characters) and parent links"
+
 
 def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     """A phi-core value as Operator-Use d0da87a6 (see the module docstring); ``name``, the
@@ -70,8 +74,10 @@ def session_from_phi_core(
     provider is not the one in effect, a ``model_change`` entry (where Operator-Use keeps them),
     so they are not lost. Entry ids are ``EntryIds`` of the name and the header's id."""
     converted = from_phi_core(list(messages), name=name)
-    models = [
-        (message.model, message.provider) for message in messages if message.role == "assistant"
+    models = [  # an extension message of an assistant's role is no assistant (a custom one)
+        (message.model, message.provider)
+        for message in messages
+        if message.role == "assistant" and "kind" not in type(message).model_fields
     ]
     # every assistant's model and provider is kept, in a model_change entry
     losses = [loss for loss in converted.losses if loss.reason != MODEL_IN_ENTRIES]
@@ -81,7 +87,7 @@ def session_from_phi_core(
         getattr(message, "id", None) or ou.dumps(message) for message in converted.value
     )
     header = ou.SessionHeader(id=derived_id(name, "session", content), timestamp=first, cwd=cwd)
-    losses.append(Loss("", "invented", "the session header: a derived id, cwd " + repr(cwd)))
+    losses.append(Loss("", "invented", HEADER_INVENTED + repr(cwd)))
     entry_id = EntryIds(name, header.id or content)
     entries: list[Any] = [header]
     parent: str | None = None
@@ -111,7 +117,7 @@ def session_from_phi_core(
         entries.append(entry)
         parent = entry.id
     if len(entries) > 1:
-        losses.append(Loss("", "invented", "entry ids (8 hex characters) and parent links"))
+        losses.append(Loss("", "invented", ENTRY_IDS_INVENTED))
     return Conversion(SessionFileLines(entries), tuple(losses))
 
 
@@ -160,6 +166,19 @@ def _messages_from_phi(
 ) -> list[Any]:
     """Each (pointer, phi-core message JSON, its text) as Operator-Use messages; a message's id is
     a uuid5 of ``name``, its pointer and its text as phi-core writes it (``derived_id``)."""
+    out = message_dicts(documents, losses, name)
+    # the JSON ones read as Operator-Use reads them, all in one loads
+    texts = [item for item in out if not isinstance(item, BaseModel)]
+    read = iter(ou.loads(_OU_MESSAGES, json.dumps(texts)) if texts else ())
+    return [item if isinstance(item, BaseModel) else next(read) for item in out]
+
+
+def message_dicts(
+    documents: Sequence[tuple[str, Any, str]], losses: _Losses, name: str
+) -> list[Any]:
+    """``_messages_from_phi`` before Operator-Use reads them: each message's JSON (as given to
+    its reader: defaults not filled in), or a model already read (a message of the other layout
+    an extension message carried); the dict converter (``_fast_from_phi``) shares it."""
     out: list[Any] = []  # JSON to read as d0da87a6, or a model already read
     previous_tool: tuple[float, dict[str, Any]] | None = None
     for pointer, message, text in documents:
@@ -200,10 +219,7 @@ def _messages_from_phi(
         else:
             out.append(_extension_from_phi(pointer, message, losses))
             previous_tool = None
-    # the JSON ones read as Operator-Use reads them, all in one loads
-    texts = [item for item in out if not isinstance(item, BaseModel)]
-    read = iter(ou.loads(_OU_MESSAGES, json.dumps(texts)) if texts else ())
-    return [item if isinstance(item, BaseModel) else next(read) for item in out]
+    return out
 
 
 def _seconds(pointer: str, milliseconds: int, losses: _Losses) -> float:

@@ -17,13 +17,19 @@ messages (consecutive ``toolResult`` messages with one timestamp become one ``to
 ``Usage`` and ``StopReason`` likewise. ``session_from_phi_core`` writes a list as a session file.
 
 Without the models (``FAST_CONVERTERS``: ``_fast_to_phi``): message lines and session files to
-phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``.
+phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``;
+(``FAST_SESSION_FILES``: ``_fast_from_phi``) phi-core messages (a JSONL file's, or a Session's)
+to a session file likewise.
 """
 
 from __future__ import annotations
 
-from phi_wire.convert import FastConverter
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from phi_wire.convert import FastConverter, Loss
+
+from ._fast_from_phi import session_file_from_phi
 from ._fast_to_phi import to_phi_core_dicts
 from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
@@ -31,6 +37,7 @@ from ._to_phi import to_phi_core
 
 __all__ = [
     "FAST_CONVERTERS",
+    "FAST_SESSION_FILES",
     "STOP_REASONS_FROM_PHI",
     "STOP_REASONS_TO_PHI",
     "from_phi_core",
@@ -47,3 +54,12 @@ of message lines (``AgentMessage``) and of a session file's entries (``SessionFi
 (``phi_wire.convert``'s ``_fast_whole``): the target's documents and the losses, exactly as the
 model converter's; ``FastUnsupported`` for a document it cannot convert so (the input then takes
 the model path)."""
+
+FAST_SESSION_FILES: dict[
+    tuple[str, str, str],
+    Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]],
+] = {("phi-core", "operator-use", "AgentMessage"): session_file_from_phi}
+"""(source, target, type) -> the writer of a session file without models (``phi_wire.convert``'s
+``_fast_session_file``): phi-core messages' dicts, their texts as phi-core writes them and the
+input's name -> the file's text and the losses, exactly as ``session_from_phi_core`` gives them;
+``FastUnsupported`` for messages it cannot write so (the input then takes the model path)."""

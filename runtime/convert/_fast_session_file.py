@@ -1,0 +1,144 @@
+"""phi-core messages written as another format's session file (Operator-Use's: how it stores a
+conversation) without models, from a JSONL file of messages or a phi-core Session file, where
+the target's folder has a writer for it (its ``convert`` module's ``FAST_SESSION_FILES``: the
+messages' dicts, their texts and the input's name -> the file's text and the losses, exactly as
+``to_session_file`` gives them).
+
+The ids such a file invents are derived from each message's text as phi-core writes it
+(``derived_id``), so a message is taken only when its text is exactly that: the line (or the
+Session) must match ``validate --strict``'s expression (``canonical_path``: what phi-core writes,
+every field it always writes there, none it skips, its escapes and number forms), be compact
+(what pydantic-core's writer writes of its parse: no blank, no key twice), and the writer checks
+that its free-form values' keys are sorted (phi-core's ``Value`` sorts them). Anything else takes
+the model path (None). The whole input is held, as on the model path (a session file's header id
+needs every message).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic_core import to_json
+
+from phi_wire.fastpath import CanonicalPath, canonical_path, is_utf8
+from phi_wire.formats import FOLDERS, HUB
+
+from ._documents import _where
+from ._fast import FastUnsupported, parsed
+from ._fast_session import session_messages
+from ._inputs import Input
+from ._types import Loss
+
+__all__ = ["FastSessionFile", "session_file_converted"]
+
+FastSessionFile = Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]]
+"""``(messages, their texts as phi-core writes them, the input's name) -> (the session file's
+text, its losses)``; ``FastUnsupported`` for messages it cannot write exactly."""
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape (or a text that looks like one: taken as one)."""
+
+
+def _phi_text(document: Any) -> bytes:
+    """A parsed phi-core document written back in its keys' order: phi-core's compact text, for
+    the numbers the writers let through (``_fast.dumped``: pydantic-core's writer; a string with
+    a lone surrogate is refused earlier)."""
+    return to_json(document)
+
+
+def _writer(target: str) -> FastSessionFile | None:
+    if target not in FOLDERS or target == HUB:
+        return None
+    module = importlib.import_module(f"{FOLDERS[target]}.convert")
+    table: dict[tuple[str, str, str], FastSessionFile] = getattr(module, "FAST_SESSION_FILES", {})
+    return table.get((HUB, target, "AgentMessage"))
+
+
+@functools.cache
+def _canonical(version: str, kind: str) -> CanonicalPath | None:
+    """``validate --strict``'s expression of ``kind``: what phi-core writes, blanks between tokens
+    aside (from the cache, or built once)."""
+    return canonical_path(version, [kind], True, True)
+
+
+def _lines(source: Input, version: str) -> tuple[list[Any], list[str]] | None:
+    """A JSONL file's messages and their texts, when every line is exactly what phi-core writes
+    for the message it holds (the strict expression's, and no blank: what pydantic-core writes of
+    its parse; its free-form values' keys sorted, which the writer checks)."""
+    path = _canonical(version, "AgentMessage")
+    if path is None:
+        return None
+    lines = [text for _, text in source.documents]
+    canonical = path.document.fullmatch
+    if not all(canonical(line) for line in lines) or not is_utf8(source.data):
+        return None
+    try:
+        documents = parsed(b"[" + b",".join(lines) + b"]")
+    except ValueError:
+        return None
+    for line, document in zip(lines, documents, strict=True):
+        if _phi_text(document) != line:
+            return None
+    return documents, [line.decode() for line in lines]
+
+
+def _placed(source: Input, losses: list[Loss]) -> list[tuple[str, Loss]]:
+    """Each loss with its ``file:line`` and its pointer into that line's document, as the model
+    path's ``_where`` gives them (a pointer ``/<index>...`` into the list of lines; another one
+    kept whole, at the file)."""
+    numbers = [line for line, _ in source.documents]
+    located: dict[str, str] = {}  # a pointer's first token -> file:line
+    placed: list[tuple[str, Loss]] = []
+    for loss in losses:
+        first, slash, rest = loss.pointer[1:].partition("/")
+        if first not in located:
+            located[first], _ = _where(source, numbers, True, "/" + first)
+        if not loss.pointer.startswith("/") or located[first] == source.name:
+            placed.append((source.name, loss))
+        else:
+            placed.append((located[first], Loss(slash + rest, loss.kind, loss.reason)))
+    return placed
+
+
+def session_file_converted(
+    source: Input, target: str, version: str
+) -> tuple[str, list[tuple[str, Loss]]] | None:
+    """The session file's text and its losses (each with its ``file:line``) of a JSONL file of
+    phi-core messages or a phi-core Session file converted to ``target``'s session file, or
+    None: it takes the model path."""
+    write = _writer(target)
+    if write is None or source.session or _SURROGATE_ESCAPE.search(source.data):
+        return None
+    if source.lines:
+        found = _lines(source, version)
+        if found is None:
+            return None
+        documents, texts = found
+        try:
+            text, losses = write(documents, texts, source.name)
+        except FastUnsupported:
+            return None
+        return text, _placed(source, losses)
+    session = session_messages(source.data, version, _canonical(version, "Session"))
+    if session is None or _phi_text(session.session) != session.compacted:
+        return None
+    try:
+        text, losses = write(
+            session.messages,
+            [_phi_text(message).decode() for message in session.messages],
+            source.name,
+        )
+    except FastUnsupported:
+        return None
+    pointers = session.where
+    placed = [(f"{source.name}:1", loss) for loss in session.losses]
+    for loss in losses:
+        item, slash, rest = loss.pointer[1:].partition("/")
+        if loss.pointer.startswith("/") and item.isdecimal() and int(item) < len(pointers):
+            loss = Loss(pointers[int(item)] + slash + rest, loss.kind, loss.reason)
+        placed.append((f"{source.name}:1", loss))
+    return text, placed
