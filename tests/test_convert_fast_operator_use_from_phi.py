@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from command import run
 from hypothesis import HealthCheck, given, settings
 from schema_strategies import from_schema
 from test_convert_fast import corpus_lines, corruptions
@@ -334,6 +336,25 @@ def test_a_session_file_of_a_corpus_session_takes_the_fast_path(both: Run) -> No
     ]
     assert len(written) >= 2
     assert all(_alike(both, [line]) for line in written)
+
+
+def test_an_extension_message_of_an_assistants_role_is_a_custom_message_not_a_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """phi-core reads ``{"role":"assistant","kind":...,"data":...}`` as an ExtensionMessage; the
+    session file's writer took it for an assistant and asked it for its model (an
+    AttributeError traceback on main)."""
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b"".join(_line(m) + b"\n" for m in [_user(), _extension("assistant")]))
+    out = tmp_path / "out.jsonl"
+    code, _, err = run(
+        capsys, "convert", "--from", SOURCE, "--to", TARGET, str(source), "-o", str(out)
+    )
+    assert code == 0, err
+    entries = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [entry["type"] for entry in entries] == ["session", "message", "message"]
+    assert entries[2]["message"]["role"] == "custom"
+    assert "a custom message's role is custom" in err
 
 
 def test_the_writer_hands_back_what_it_cannot_write_exactly() -> None:
