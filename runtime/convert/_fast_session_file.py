@@ -27,7 +27,6 @@ from pydantic_core import to_json
 from phi_wire.fastpath import CanonicalPath, canonical_path, is_utf8
 from phi_wire.formats import FOLDERS, HUB
 
-from ._documents import _where
 from ._fast import FastUnsupported, parsed
 from ._fast_session import session_messages
 from ._inputs import Input
@@ -89,18 +88,24 @@ def _lines(source: Input, version: str) -> tuple[list[Any], list[str]] | None:
 def _placed(source: Input, losses: list[Loss]) -> list[tuple[str, Loss]]:
     """Each loss with its ``file:line`` and its pointer into that line's document, as the model
     path's ``_where`` gives them (a pointer ``/<index>...`` into the list of lines; another one
-    kept whole, at the file)."""
-    numbers = [line for line, _ in source.documents]
-    located: dict[str, str] = {}  # a pointer's first token -> file:line
+    kept whole, at the file). Equal losses of different lines share one ``Loss``: a file of
+    messages has a few kinds of loss, on every line."""
+    name = source.name
+    located = {str(index): f"{name}:{line}" for index, (line, _) in enumerate(source.documents)}
+    moved: dict[tuple[str, str, str], Loss] = {}
     placed: list[tuple[str, Loss]] = []
     for loss in losses:
-        first, slash, rest = loss.pointer[1:].partition("/")
-        if first not in located:
-            located[first], _ = _where(source, numbers, True, "/" + first)
-        if not loss.pointer.startswith("/") or located[first] == source.name:
-            placed.append((source.name, loss))
-        else:
-            placed.append((located[first], Loss(slash + rest, loss.kind, loss.reason)))
+        pointer, kind, reason = loss
+        first, slash, rest = pointer[1:].partition("/")
+        where = located.get(first) if pointer[:1] == "/" else None
+        if where is None:
+            placed.append((name, loss))
+            continue
+        key = (slash + rest, kind, reason)
+        found = moved.get(key)
+        if found is None:
+            found = moved[key] = Loss(*key)
+        placed.append((where, found))
     return placed
 
 

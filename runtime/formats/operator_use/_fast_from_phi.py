@@ -22,8 +22,15 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
 import phi_wire.operator_use as ou
-from phi_wire.convert import EntryIds, FastUnsupported, Loss, checked_number, derived_id
-from phi_wire.convert import Losses as _Losses
+from phi_wire.convert import (
+    EntryIds,
+    FastUnsupported,
+    Loss,
+    Losses,
+    LossKind,
+    checked_number,
+    derived_id,
+)
 
 from ._from_phi import ENTRY_IDS_INVENTED, HEADER_INVENTED, message_dicts
 from ._shared import MODEL_IN_ENTRIES
@@ -88,6 +95,16 @@ def _as_written(message: Any) -> dict[str, Any]:
     return message  # type: ignore[no-any-return]
 
 
+class _Losses(Losses):
+    """``Losses`` whose ``add`` builds the tuple without ``Loss``'s own constructor (called a few
+    times for every message), and leaves out the model and provider of an assistant, which a
+    session file keeps (``session_from_phi_core`` takes those losses out after)."""
+
+    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
+        if reason != MODEL_IN_ENTRIES:
+            self.append(tuple.__new__(Loss, (pointer, kind, reason)))
+
+
 def _json(document: dict[str, Any]) -> str:
     try:
         return to_json(document).decode()
@@ -111,7 +128,7 @@ def session_file_from_phi(
         name,
     )
     messages = [_as_written(message) for message in converted]
-    kept = [loss for loss in losses if loss.reason != MODEL_IN_ENTRIES]
+    kept: list[Loss] = losses
     first = messages[0]["timestamp"] if messages else 0.0
     content = "\n".join(message.get("id") or _json(message) for message in messages)
     header_id = derived_id(name, "session", content)
