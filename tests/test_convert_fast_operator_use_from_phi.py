@@ -33,7 +33,7 @@ SESSIONS = corpus_lines(SOURCE, VERSIONS, {"Session"})
 WRITE = FAST_SESSION_FILES[SOURCE, TARGET, "AgentMessage"]
 
 Items = list[tuple[str, tuple[Any, ...]]] | tuple[str, str]
-Run = Callable[[list[bytes]], tuple[Items, Items, bool]]
+Run = Callable[..., tuple[Items, Items, bool]]
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def both(monkeypatch: pytest.MonkeyPatch) -> Iterator[Run]:
     monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 0)
     real = convert_files.session_file_converted
 
-    def run(lines: list[bytes]) -> tuple[Items, Items, bool]:
+    def run(lines: list[bytes], source: str | None = SOURCE) -> tuple[Items, Items, bool]:
         taken = False
 
         def counted(*arguments: Any) -> Any:
@@ -59,7 +59,7 @@ def both(monkeypatch: pytest.MonkeyPatch) -> Iterator[Run]:
             try:
                 items: Items = [
                     (type(item).__name__, tuple(item))
-                    for item in convert_stream(lines, source=SOURCE, target=TARGET, name="in")
+                    for item in convert_stream(lines, source=source, target=TARGET, name="in")
                 ]
             except ConvertError as error:
                 items = ("error", str(error))
@@ -83,8 +83,8 @@ def _written(line: bytes) -> bytes:
         return line
 
 
-def _alike(run: Run, lines: list[bytes]) -> bool:
-    model, fast, taken = run(lines)
+def _alike(run: Run, lines: list[bytes], source: str | None = SOURCE) -> bool:
+    model, fast, taken = run(lines, source)
     assert fast == model, lines
     return taken
 
@@ -249,9 +249,13 @@ def test_edge_cases_convert_alike(both: Run, case: str) -> None:
     _alike(both, [_written(line) for line in lines])
 
 
-def test_the_conversation_takes_the_fast_path(both: Run) -> None:
+@pytest.mark.parametrize("source", [SOURCE, None])
+def test_the_conversation_takes_the_fast_path(both: Run, source: str | None) -> None:
+    """With ``--from phi-core`` (taken before recognising) or recognised."""
     lines = [_written(_line(message)) for message in EDGE_CASES["a conversation"]]
-    assert _alike(both, lines)
+    assert _alike(both, lines, source)
+    broken = [*lines[:-1], lines[-1][:-1]]  # not JSON: the same error both ways
+    assert not _alike(both, broken, source)
 
 
 @pytest.mark.parametrize("edit", range(len(TEXT_EDITS)))
@@ -330,12 +334,15 @@ def test_sessions_of_edge_cases_convert_alike(both: Run, case: str) -> None:
     _alike(both, [phi_wire.dumps(phi_wire.loads(phi.Session, _line(session))).encode()])
 
 
-def test_a_session_file_of_a_corpus_session_takes_the_fast_path(both: Run) -> None:
+@pytest.mark.parametrize("source", [SOURCE, None])
+def test_a_session_file_of_a_corpus_session_takes_the_fast_path(
+    both: Run, source: str | None
+) -> None:
     written = [
         phi_wire.dumps(phi_wire.loads(phi.Session, line)).encode() for line in _valid_sessions()
     ]
     assert len(written) >= 2
-    assert all(_alike(both, [line]) for line in written)
+    assert all(_alike(both, [line], source) for line in written)
 
 
 def test_an_extension_message_of_an_assistants_role_is_a_custom_message_not_a_traceback(

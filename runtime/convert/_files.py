@@ -333,6 +333,10 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
 
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
+    if given == HUB:  # taken only for phi-core's own text, which recognising would parse again
+        written = _fast_session_file(source, given, target, version)
+        if written is not None:
+            return written
     recognised = _recognised(source, given)
     if recognised.format not in MODULES or target not in MODULES:  # named, not spoken yet
         no = recognised.format if recognised.format not in MODULES else target
@@ -348,7 +352,7 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         if batched is not None:
             return batched
     fast = _fast_session(source, recognised.format, target, version)
-    if fast is None:
+    if fast is None and given != HUB:
         fast = _fast_session_file(source, recognised.format, target, version)
     if fast is not None:
         return fast
