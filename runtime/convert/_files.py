@@ -334,9 +334,9 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     if given == HUB:  # taken only for phi-core's own text, which recognising would parse again
-        written = _fast_session_file(source, given, target, version)
-        if written is not None:
-            return written
+        early = _fast_session_file(source, given, target, version)
+        if early is not None:
+            return early
     recognised = _recognised(source, given)
     if recognised.format not in MODULES or target not in MODULES:  # named, not spoken yet
         no = recognised.format if recognised.format not in MODULES else target
