@@ -5,7 +5,8 @@ and no null in it is one its reader reads as absent (``absent_nulls``): its loop
 through the target's dict converter of phi-core messages, the session's and the loops' other
 keys are the losses ``_session.from_session`` names, in its order, at its pointers. Anything else
 returns None: the file takes the model path. The whole document is held (its bound is the file,
-as the model path's)."""
+as the model path's). ``session_messages`` (the messages and those losses) serves the session
+file writers too (``_fast_session_file``)."""
 
 from __future__ import annotations
 
