@@ -242,11 +242,23 @@ TEXT_EDITS: tuple[tuple[bytes, bytes], ...] = (
 """Byte edits of the conversation's lines (each alone): what the text check must see."""
 
 
+MODEL_PATH_CASES = frozenset(
+    {
+        "an Operator-Use message carried",  # read by its layout's models
+        "edge numbers in arguments",  # 1e+16 and 1e-07: printed otherwise by the writers
+        "timestamps from 8.85e15",
+        "usage beyond i64",
+    }
+)
+"""The edge cases that take the model path even as phi-core writes them; every other one is
+converted dict to dict."""
+
+
 @pytest.mark.parametrize("case", sorted(EDGE_CASES))
 def test_edge_cases_convert_alike(both: Run, case: str) -> None:
     lines = [_line(message) for message in [*EDGE_CASES[case], _user()]]
     _alike(both, lines)
-    _alike(both, [_written(line) for line in lines])
+    assert _alike(both, [_written(line) for line in lines]) is (case not in MODEL_PATH_CASES)
 
 
 @pytest.mark.parametrize("source", [SOURCE, None])
