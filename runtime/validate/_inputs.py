@@ -39,7 +39,7 @@ from phi_wire import remote
 from phi_wire.recognise import Recognised, parse
 
 from ._folder import settled
-from ._plan import SESSION, first_documents, plan_lines
+from ._plan import SESSION, first_documents, plan_file_lines
 from ._records import (
     AUTO,
     INPUT,
@@ -370,7 +370,7 @@ def _layout_and_plan(
     layout = recognise_layout(named, head)
     if layout != LINES:
         return layout, None
-    plan = plan_lines(head, settings)
+    plan = plan_file_lines(name, head, settings)
     if settings.format == AUTO:
         plan = settled(plan, name, lambda: first_documents(head), lines=True)
     if plan is not None and plan.format in ("operator-use", "pi") and plan.type == "SessionFile":
