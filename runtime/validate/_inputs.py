@@ -520,7 +520,9 @@ def _lines(
                 yield _over_limit(name, line, settings)._replace(size=size)
                 pieces, size, dropping = [], 0, 0
                 continue  # drop the rest of the line: it ends in ``data``
-            whole = b"".join([*pieces, data[: cut + 1]]) if pieces else data[: cut + 1]
+            # the carried line's pieces and this block's whole lines, copied once (a slice of
+            # the block joined would be a second copy, into fresh pages: a few ms per block)
+            whole = b"".join([*pieces, memoryview(data)[: cut + 1]]) if pieces else data[: cut + 1]
             rest = data[cut + 1 :]
             newlines = whole.count(b"\n")
             yield Chunk(name, line, whole, True, newlines, plan)
