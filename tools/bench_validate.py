@@ -484,13 +484,14 @@ def format_cases(
     return list(inputs), cases, sizes
 
 
-def one_round(cases: dict[str, Callable[[], object]]) -> dict[str, float]:
-    """Each case run once, one after the other: its seconds."""
+def one_round(cases: dict[str, Callable[[], object]]) -> dict[str, tuple[float, float]]:
+    """Each case run once, one after the other: its seconds, of wall time and of CPU time (this
+    process's: on a machine other work shares, what the wall time's waits leave out)."""
     seconds = {}
     for name, case in cases.items():
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         case()
-        seconds[name] = time.perf_counter() - start
+        seconds[name] = (time.perf_counter() - start, time.process_time() - cpu)
     return seconds
 
 
@@ -520,7 +521,7 @@ def measure_formats(
     this one's."""
     names, cases, sizes = format_cases(work, fixtures, lines, megabytes, convert)
     builds = {"this": sys.executable}
-    seconds: dict[str, dict[str, list[float]]] = {"this": {name: [] for name in cases}}
+    seconds: dict[str, dict[str, list[tuple[float, float]]]] = {"this": {n: [] for n in cases}}
     server = None
     if beside is not None:
         builds["beside"] = beside
@@ -542,17 +543,18 @@ def measure_formats(
             assert server.stdin is not None and server.stdout is not None
             server.stdin.write("round\n")
             server.stdin.flush()
-            for name, taken in json.loads(server.stdout.readline()).items():
-                seconds["beside"][name].append(taken)
+            for name, (wall, cpu) in json.loads(server.stdout.readline()).items():
+                seconds["beside"][name].append((wall, cpu))
     if server is not None:
         assert server.stdin is not None
         server.stdin.close()
         server.wait()
     for build, python in builds.items():
-        median = {name: statistics.median(values) for name, values in seconds[build].items()}
+        median = {n: statistics.median(wall for wall, _ in v) for n, v in seconds[build].items()}
+        cpu = {n: statistics.median(cpu for _, cpu in v) for n, v in seconds[build].items()}
         print(
             f"other formats ({build}: {python}), {megabytes} MB inputs, in-process, "
-            f"medians of {repeat} rounds:"
+            f"medians of {repeat} rounds (the ratio to json.loads by wall time, then by CPU time):"
         )
         for name in names:
             base = median[f"json.loads: {name}"]
@@ -560,7 +562,9 @@ def measure_formats(
             for what in ("validate", "convert"):
                 taken = median.get(f"{what}: {name}")
                 if taken is not None:
-                    row += f"  {what} {sizes[name] / taken:5.1f} MB/s ({base / taken:.2f}x)"
+                    by_cpu = cpu[f"json.loads: {name}"] / cpu[f"{what}: {name}"]
+                    row += f"  {what} {sizes[name] / taken:5.1f} MB/s ({base / taken:.2f}x"
+                    row += f", CPU {by_cpu:.2f}x)"
             print(row)
 
 
