@@ -34,7 +34,8 @@ events, one session file), each against ``json.loads`` per line in interleaved r
 phi-core's exact path (the same engine on phi-core's lines, no fast path: what judges a line the
 fast path does not vouch for) and its fast path (the same lines as 0.8, its expression built
 first). Each kind's fast path, if it has one, is built by the first (untimed) run, as a run of
-that size builds it; pi's events', which only 16 MB of events build, by one such run first.
+that size builds it; pi's events', which only 16 MB of events build, first (alone: such a run
+builds phi-core's too).
 Then (unless ``--no-convert``) ``phi-wire convert`` as users run it (``phi_wire.cli``: read,
 convert, write the file) on the clark-agent history and events and the Operator-Use files, to
 phi-core. ``--beside PYTHON`` runs the same cases with another build's package (main's venv) in a
@@ -420,8 +421,16 @@ CONVERTED = (
 """The inputs ``phi-wire convert`` is timed on (to phi-core)."""
 
 
-PI_EVENTS_BUILD_MB = 17
-"""The size of the run that builds pi's event expression (``SLOW_BUILD_MIN_BYTES``: 16 MiB)."""
+PI_EVENT_FILE_TYPES = (
+    "AgentEvent",
+    "AgentSessionEvent",
+    "JsonAgentSessionEvent",
+    "AssistantMessageEvent",
+    "SessionHeader",
+    "RpcResponse",
+)
+"""The types ``validate`` reads a pi 1.5 event file's lines as (the file's type, the wider ones,
+the types pi's recogniser names its other lines): its expression's key in the cache."""
 
 
 def format_cases(
@@ -445,12 +454,10 @@ def format_cases(
     # validate's own expression for JSONL (its types and detection), built into the cache
     if fast_path("0.8", ("AgentEvent", "AgentMessage"), detected_as, build=True) is None:
         raise SystemExit("phi-core 0.8's fast path could not be built")
-    # pi's event expression is built only by a run of 16 MB of events (seconds of compiling):
-    # one such run first, so that the rounds time a machine whose cache has it
-    events = work / f"pi-events-build-{os.getpid()}.jsonl"
-    cycled(events, [], _jsonl_lines(fixtures / "pi" / "1.5.2" / "streams"), PI_EVENTS_BUILD_MB)
-    list(validate([str(events)], jobs=1))
-    events.unlink()
+    # pi's event expression is built only by a run of 16 MB of events (seconds of compiling),
+    # which would build phi-core's too (the exact case's): built here alone, as such a run does
+    if fast_path("1.5", PI_EVENT_FILE_TYPES, None, build=True, format="pi") is None:
+        raise SystemExit("pi 1.5's fast path of event files could not be built")
 
     def judged(path: Path, source: str) -> None:
         version = source.split()[1] if " " in source else None
