@@ -353,6 +353,19 @@ def test_a_genuine_entry_is_loaded_back(version: str) -> None:
     assert built is not None and again is not None and again is not built
 
 
+@pytest.mark.parametrize("version", RELEASES)
+@pytest.mark.parametrize("type_name", ["AgentMessage", "AgentEvent", "SessionEntry"])
+def test_every_expression_of_a_file_of_lines_is_kept_in_the_cache(
+    version: str, type_name: str
+) -> None:
+    """The expression of a file of each type (read as the types ``_read_as`` names) is written
+    to the cache and loaded back: one that were not (its code past ``MAX_CODE_BYTES``) would be
+    compiled again by every run, and a file under ``SLOW_BUILD_MIN_BYTES`` never has it."""
+    types = _fastpath._read_as(FORMAT, version, type_name, True)
+    assert fast_path(version, types, None, True, FORMAT) is not None
+    assert fast_path(version, types, None, False, FORMAT) is not None, types
+
+
 def test_a_forged_entry_with_a_recomputed_digest_is_refused() -> None:
     assert fast_path("1.5", ["AgentMessage"], None, True, FORMAT) is not None
     entry = _cache.cache_path("1.5", ["AgentMessage"], False, format=FORMAT)
