@@ -544,8 +544,8 @@ def measure_formats(
             raise SystemExit(f"{beside}: --serve-formats did not start")
         seconds["beside"] = {name: [] for name in cases}
     for _ in range(repeat):
-        for name, taken in one_round(cases).items():
-            seconds["this"][name].append(taken)
+        for name, both in one_round(cases).items():
+            seconds["this"][name].append(both)
         if server is not None:
             assert server.stdin is not None and server.stdout is not None
             server.stdin.write("round\n")
