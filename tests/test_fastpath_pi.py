@@ -353,6 +353,19 @@ def test_a_genuine_entry_is_loaded_back(version: str) -> None:
     assert built is not None and again is not None and again is not built
 
 
+@pytest.mark.parametrize("version", RELEASES)
+@pytest.mark.parametrize("type_name", ["AgentMessage", "AgentEvent", "SessionEntry"])
+def test_every_expression_of_a_file_of_lines_is_kept_in_the_cache(
+    version: str, type_name: str
+) -> None:
+    """The expression of a file of each type (read as the types ``_read_as`` names) is written
+    to the cache and loaded back: one that were not (its code past ``MAX_CODE_BYTES``) would be
+    compiled again by every run, and a file under ``SLOW_BUILD_MIN_BYTES`` never has it."""
+    types = _fastpath._read_as(FORMAT, version, type_name, True)
+    assert fast_path(version, types, None, True, FORMAT) is not None
+    assert fast_path(version, types, None, False, FORMAT) is not None, types
+
+
 def test_a_forged_entry_with_a_recomputed_digest_is_refused() -> None:
     assert fast_path("1.5", ["AgentMessage"], None, True, FORMAT) is not None
     entry = _cache.cache_path("1.5", ["AgentMessage"], False, format=FORMAT)
@@ -396,3 +409,34 @@ def test_an_event_file_builds_its_slow_expression_only_from_its_own_size(
     )
     list(validate([str(events)], jobs=1))
     assert requested[0], requested  # the plan builds; the chunks then load what it built
+
+
+def test_an_optional_type_key_is_optional_in_the_expression() -> None:
+    """``type`` is pi's tag, required in the expression, but 1.5's RPC ``Model`` has it as an
+    optional key (``type?: "chat"``, default None), which pi leaves out: a ``get_state``
+    response with its model takes the fast path (it took the exact path before), and what the
+    expression takes in its place is what pi reads (``"chat"``, absent; not null, not another
+    value), over corruptions of it too."""
+    lines = [line for line in stream_lines("1.5") if b'"command":"get_state"' in line]
+    state = next(line for line in lines if b'"model":{' in line)
+    model = path_for("1.5", "RpcResponse", shaped=False)
+    events = path_for("1.5", "AgentEvent")
+    assert model.vouches_line(state) and events.vouches_line(state)
+    text = state.decode()
+    after = '"baseUrl":"http://localhost:0",'
+    assert after in text
+    rng = random.Random(20261127)
+    variants = [
+        text.replace(after, after + value, 1).encode()
+        for value in ('"type":"chat",', '"type":null,', '"type":"x",', '"type":1,', '"type":"chat"')
+    ]
+    variants += list(mutations(state, rng)) + list(pi_mutations(state))
+    vouched = 0
+    for variant in variants:
+        for path, shaped in ((model, False), (events, True)):
+            if path.vouches_line(variant):
+                vouched += 1
+                name = "AgentEvent" if shaped else "RpcResponse"
+                assert valid_in_a_file_of("1.5", name, variant, shaped), variant
+    assert model.vouches_line(variants[0]) and not model.vouches_line(variants[1])
+    assert vouched >= 2

@@ -6,6 +6,7 @@ and its start-up, side by side in one run.
                                    [--repeat 5] [--workdir DIR] [--only jobs]
     python tools/bench_validate.py --cjk [--size-mb 20] [--repeat 5]
     python tools/bench_validate.py --strict-session-mb 105 [--repeat 5] [--beside PYTHON]
+    python tools/bench_validate.py --only formats [--formats-mb 8] [--no-convert] [--beside PYTHON]
 
 It writes its own input: JSONL of realistic AgentEvents and AgentMessages (the events of
 phi-core's recorded main session and the messages they carry, with loop ids varied), ``--size-mb``
@@ -33,9 +34,12 @@ events, one session file), each against ``json.loads`` per line in interleaved r
 phi-core's exact path (the same engine on phi-core's lines, no fast path: what judges a line the
 fast path does not vouch for) and its fast path (the same lines as 0.8, its expression built
 first). Each kind's fast path, if it has one, is built by the first (untimed) run, as a run of
-that size builds it. Then (unless ``--no-convert``) ``phi-wire convert`` as users run it
-(``phi_wire.cli``: read, convert, write the file) on the clark-agent history and events and the
-Operator-Use files, to phi-core.
+that size builds it; pi's events', which only 16 MB of events build, first (alone: such a run
+builds phi-core's too).
+Then (unless ``--no-convert``) ``phi-wire convert`` as users run it (``phi_wire.cli``: read,
+convert, write the file) on the clark-agent history and events and the Operator-Use files, to
+phi-core. ``--beside PYTHON`` runs the same cases with another build's package (main's venv) in a
+process of its own, on the same inputs, one round of it after each round of this one.
 
 ``--strict-session-mb N`` times only one pretty session of N MB (as ``--session-mb`` writes it):
 ``json.load`` of it, ``validate`` and ``validate --strict``, each in a child process that reports
@@ -235,7 +239,8 @@ def main() -> None:
     parser.add_argument(
         "--beside",
         default=None,
-        help="--strict-session-mb: another build's python (main's .venv/bin/python), timed too",
+        help="--strict-session-mb, --only formats: another build's python (main's "
+        ".venv/bin/python), timed too",
     )
     parser.add_argument("--version", default="0.8", help="phi-core version to validate against")
     parser.add_argument(
@@ -246,7 +251,11 @@ def main() -> None:
     parser.add_argument(
         "--cjk", action="store_true", help="time only a stream of CJK prose (see above)"
     )
+    parser.add_argument("--serve-formats", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_formats:  # --beside's other process: the inputs are the caller's
+        serve_formats(args.workdir, args.fixtures, args.formats_mb, not args.no_convert)
+        return
 
     lines = sample_lines(args.fixtures)
     if args.workdir is not None:
@@ -269,7 +278,13 @@ def main() -> None:
             return
         if args.only == "formats":
             measure_formats(
-                work, args.fixtures, lines, args.formats_mb, args.repeat, not args.no_convert
+                work,
+                args.fixtures,
+                lines,
+                args.formats_mb,
+                args.repeat,
+                not args.no_convert,
+                args.beside,
             )
             return
         data = work / "events.jsonl"
@@ -334,9 +349,12 @@ def _session_file(
             number += 1
 
 
-def format_inputs(work: Path, fixtures: Path, megabytes: int) -> dict[str, tuple[Path, str]]:
+def format_inputs(
+    work: Path, fixtures: Path, megabytes: int, write: bool = True
+) -> dict[str, tuple[Path, str]]:
     """The inputs of --only formats: name -> (file, its format): every format's file kinds in
-    the corpora (each kind's lines cycled, session files chained)."""
+    the corpora (each kind's lines cycled, session files chained), written unless ``write`` is
+    false."""
     clark = fixtures / "clark-agent" / "0.4.0"
     clark_lines = {folder: _jsonl_lines(clark / folder) for folder in KINDS_OF_CLARK}
     sessions = sorted((fixtures / "operator-use" / "d0da87a6" / "sessions").glob("*.jsonl"))
@@ -365,6 +383,8 @@ def format_inputs(work: Path, fixtures: Path, megabytes: int) -> dict[str, tuple
         "pi events JSONL": (work / "pi-events.jsonl", "pi"),
         "pi session file": (work / "pi-session.jsonl", "pi"),
     }
+    if not write:
+        return inputs
     for folder, name in KINDS_OF_CLARK.items():
         cycled(inputs[name][0], [], clark_lines[folder], megabytes)
     cycled(inputs["Operator-Use messages JSONL"][0], [], compact, megabytes)
@@ -401,25 +421,43 @@ CONVERTED = (
 """The inputs ``phi-wire convert`` is timed on (to phi-core)."""
 
 
-def measure_formats(
-    work: Path, fixtures: Path, lines: list[str], megabytes: int, repeat: int, convert: bool = True
-) -> None:
-    """The other formats through the validator's and the converter's engines, each against
-    json.loads per line, in interleaved rounds (see the module docstring)."""
+PI_EVENT_FILE_TYPES = (
+    "AgentEvent",
+    "AgentSessionEvent",
+    "JsonAgentSessionEvent",
+    "AssistantMessageEvent",
+    "SessionHeader",
+    "RpcResponse",
+)
+"""The types ``validate`` reads a pi 1.5 event file's lines as (the file's type, the wider ones,
+the types pi's recogniser names its other lines): its expression's key in the cache."""
+
+
+def format_cases(
+    work: Path, fixtures: Path, lines: list[str], megabytes: int, convert: bool, write: bool = True
+) -> tuple[list[str], dict[str, Callable[[], object]], dict[str, float]]:
+    """The --only formats cases (input names, cases by name, input sizes in MB), their inputs
+    written (unless ``write`` is false: another process wrote them in ``work``) and every fast
+    path they use built into this process's cache."""
     from phi_wire.cli import main as phi_wire_command
     from phi_wire.fastpath import fast_path
     from phi_wire.formats.phi_core.recognise import detected_as
     from phi_wire.validate import validate
 
-    inputs = format_inputs(work, fixtures, megabytes)
+    inputs = format_inputs(work, fixtures, megabytes, write)
     phi_core = work / "phi-core.jsonl"
-    write_jsonl(phi_core, lines, megabytes)  # under 16 MB and no cache: the exact path
+    if write:
+        write_jsonl(phi_core, lines, megabytes)  # under 16 MB and no cache: the exact path
     inputs["phi-core JSONL (exact path)"] = (phi_core, "phi-core")
     # the same lines judged as 0.8, whose fast path is built here (the exact case judges 0.10)
     inputs["phi-core JSONL (fast path)"] = (phi_core, "phi-core 0.8")
     # validate's own expression for JSONL (its types and detection), built into the cache
     if fast_path("0.8", ("AgentEvent", "AgentMessage"), detected_as, build=True) is None:
         raise SystemExit("phi-core 0.8's fast path could not be built")
+    # pi's event expression is built only by a run of 16 MB of events (seconds of compiling),
+    # which would build phi-core's too (the exact case's): built here alone, as such a run does
+    if fast_path("1.5", PI_EVENT_FILE_TYPES, None, build=True, format="pi") is None:
+        raise SystemExit("pi 1.5's fast path of event files could not be built")
 
     def judged(path: Path, source: str) -> None:
         version = source.split()[1] if " " in source else None
@@ -428,7 +466,7 @@ def measure_formats(
         if records or run.tally.invalid:
             raise SystemExit(f"{path}: not all valid: {records[:3]}")
 
-    converted_folder = work / "converted"
+    converted_folder = work / f"converted-{os.getpid()}"
     converted_folder.mkdir(exist_ok=True)
 
     def converted(path: Path, source: str) -> None:
@@ -450,22 +488,91 @@ def measure_formats(
             cases[f"convert: {name}"] = functools.partial(converted, path, source)
     for case in cases.values():
         case()  # every validator and adapter built before the clock starts
-    seconds: dict[str, list[float]] = {name: [] for name in cases}
+    return list(inputs), cases, sizes
+
+
+def one_round(cases: dict[str, Callable[[], object]]) -> dict[str, tuple[float, float]]:
+    """Each case run once, one after the other: its seconds, of wall time and of CPU time (this
+    process's: on a machine other work shares, what the wall time's waits leave out)."""
+    seconds = {}
+    for name, case in cases.items():
+        start, cpu = time.perf_counter(), time.process_time()
+        case()
+        seconds[name] = (time.perf_counter() - start, time.process_time() - cpu)
+    return seconds
+
+
+def serve_formats(work: Path, fixtures: Path, megabytes: int, convert: bool) -> None:
+    """--serve-formats (run by --beside): the cases of the inputs another process wrote in
+    ``work``, one round per ``round`` line read, its seconds written back as one JSON line."""
+    _, cases, _ = format_cases(work, fixtures, sample_lines(fixtures), megabytes, convert, False)
+    print("ready", flush=True)
+    for request in sys.stdin:
+        if request.strip() != "round":
+            break
+        print(json.dumps(one_round(cases)), flush=True)
+
+
+def measure_formats(
+    work: Path,
+    fixtures: Path,
+    lines: list[str],
+    megabytes: int,
+    repeat: int,
+    convert: bool = True,
+    beside: str | None = None,
+) -> None:
+    """The other formats through the validator's and the converter's engines, each against
+    json.loads per line, in interleaved rounds (see the module docstring); ``beside``: another
+    build's python, whose package runs the same cases in its own process, its rounds between
+    this one's."""
+    names, cases, sizes = format_cases(work, fixtures, lines, megabytes, convert)
+    builds = {"this": sys.executable}
+    seconds: dict[str, dict[str, list[tuple[float, float]]]] = {"this": {n: [] for n in cases}}
+    server = None
+    if beside is not None:
+        builds["beside"] = beside
+        command = [beside, str(Path(__file__).resolve()), "--serve-formats", "--workdir", str(work)]
+        command += ["--formats-mb", str(megabytes), "--fixtures", str(fixtures)]
+        command += [] if convert else ["--no-convert"]
+        environment = {**os.environ, "PHI_WIRE_CACHE_DIR": str(work / "cache-beside")}
+        server = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=environment
+        )
+        assert server.stdin is not None and server.stdout is not None
+        if server.stdout.readline().strip() != "ready":
+            raise SystemExit(f"{beside}: --serve-formats did not start")
+        seconds["beside"] = {name: [] for name in cases}
     for _ in range(repeat):
-        for name, case in cases.items():
-            start = time.perf_counter()
-            case()
-            seconds[name].append(time.perf_counter() - start)
-    median = {name: statistics.median(values) for name, values in seconds.items()}
-    print(f"other formats, {megabytes} MB inputs, in-process, medians of {repeat} rounds:")
-    for name in inputs:
-        base = median[f"json.loads: {name}"]
-        row = f"  {name:30s} json.loads {sizes[name] / base:6.1f} MB/s"
-        for what in ("validate", "convert"):
-            taken = median.get(f"{what}: {name}")
-            if taken is not None:
-                row += f"  {what} {sizes[name] / taken:5.1f} MB/s ({base / taken:.2f}x)"
-        print(row)
+        for name, both in one_round(cases).items():
+            seconds["this"][name].append(both)
+        if server is not None:
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write("round\n")
+            server.stdin.flush()
+            for name, (wall, cpu) in json.loads(server.stdout.readline()).items():
+                seconds["beside"][name].append((wall, cpu))
+    if server is not None:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait()
+    for build, python in builds.items():
+        median = {n: statistics.median(wall for wall, _ in v) for n, v in seconds[build].items()}
+        cpu = {n: statistics.median(cpu for _, cpu in v) for n, v in seconds[build].items()}
+        print(
+            f"other formats ({build}: {python}), {megabytes} MB inputs, in-process, "
+            f"medians of {repeat} rounds (the ratio to json.loads by wall time, then by CPU time):"
+        )
+        for name in names:
+            base = median[f"json.loads: {name}"]
+            row = f"  {name:30s} json.loads {sizes[name] / base:6.1f} MB/s"
+            for what in ("validate", "convert"):
+                taken = median.get(f"{what}: {name}")
+                if taken is not None:
+                    by_cpu = cpu[f"json.loads: {name}"] / cpu[f"{what}: {name}"]
+                    row += f"  {what} {sizes[name] / taken:5.1f} MB/s ({base / taken:.2f}x"
+                    row += f", CPU {by_cpu:.2f}x)"
+            print(row)
 
 
 def measure_jobs_cases(

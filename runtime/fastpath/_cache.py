@@ -70,9 +70,10 @@ __all__ = [
     "sources_digest",
 ]
 
-MAX_CODE_BYTES = 8 * 1024 * 1024
-"""The largest code an entry may hold (the biggest expression today, phi-core 0.10's Session,
-compiles to 1.9 MB). A bigger one is compiled each run, never cached."""
+MAX_CODE_BYTES = 16 * 1024 * 1024
+"""The largest code an entry may hold (the biggest expression today, pi 1.5's for event files,
+with the RPC responses, compiles to 8.4 MB; phi-core 0.10's Session to 1.9 MB). A bigger one is
+compiled each run, never cached."""
 
 _MAGIC = b"phi-wire fast path 2\n"
 _HEADER = struct.Struct("<32sIIBQ")  # key, flags, groups, code word size, code length in bytes

@@ -33,7 +33,9 @@ PI_BASE = "phi_wire.formats.pi.base"
 
 TAG_KEY = "type"
 """pi objects' tag, which pi always writes: the expression takes it as required, whatever its
-model's default (so that what names a document's type is always there: ``phi_wire.validate``)."""
+model's default (so that what names a document's type is always there: ``phi_wire.validate``),
+but where that default is None: a key pi's type has as optional (``type?: "chat"``, 1.5's RPC
+``Model``), not a tag."""
 
 JS_FORMATS = frozenset({"pi"})
 """Formats read by ``JSON.parse`` and validated in Python (pi): a repeated key is no error there

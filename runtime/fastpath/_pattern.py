@@ -372,7 +372,8 @@ class _Compiler:
             if alias is not None and not isinstance(alias, str):
                 raise Unsupported("alias path")
             value = field["schema"]
-            required = value["type"] != "default" or (self.js and (alias or name) == TAG_KEY)
+            tag = self.js and (alias or name) == TAG_KEY and value.get("default") is not None
+            required = value["type"] != "default" or tag
             if value["type"] == "default":
                 value = value["schema"]
             if _borrowed(field):

@@ -46,6 +46,7 @@ from ._formats import SERDE_FORMATS
 from ._inputs import input_size
 from ._locate import line_of
 from ._parallel import default_jobs, judge_files
+from ._plan import forget_plans
 from ._records import (
     AUTO,
     HOME_FORMAT,
@@ -225,6 +226,7 @@ class Validation:
         totals = Totals()
         self.tally = totals.tally
         forget_folders()
+        forget_plans()
         for record in self.walk.records:
             yield totals.count(record)
         prepare_fast_paths(self.settings, self.names)

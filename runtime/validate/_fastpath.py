@@ -23,7 +23,7 @@ from phi_wire.recognise import Recognised
 
 from ._formats import reader
 from ._inputs import Chunk
-from ._plan import HEAD_BYTES, plan_lines
+from ._plan import HEAD_BYTES, plan_file_lines
 from ._records import AUTO, HOME_FORMAT, Judged, Settings
 
 __all__ = [
@@ -192,7 +192,7 @@ def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
         return None
     if head.startswith(b"\x1f\x8b"):  # gzip: its lines are planned as they are read
         return None
-    plan = plan_lines(head, settings)
+    plan = plan_file_lines(name, head, settings)  # kept for reading the file (``_inputs``)
     if plan is None or plan.format not in FORMATS or plan.format == HOME_FORMAT:
         return None
     own = reader(plan.format, plan.version)  # as ``_judge`` reads the file's lines

@@ -39,7 +39,7 @@ from phi_wire import remote
 from phi_wire.recognise import Recognised, parse
 
 from ._folder import settled
-from ._plan import SESSION, first_documents, plan_lines
+from ._plan import SESSION, first_documents, plan_file_lines
 from ._records import (
     AUTO,
     INPUT,
@@ -370,7 +370,7 @@ def _layout_and_plan(
     layout = recognise_layout(named, head)
     if layout != LINES:
         return layout, None
-    plan = plan_lines(head, settings)
+    plan = plan_file_lines(name, head, settings)
     if settings.format == AUTO:
         plan = settled(plan, name, lambda: first_documents(head), lines=True)
     if plan is not None and plan.format in ("operator-use", "pi") and plan.type == "SessionFile":
@@ -520,7 +520,9 @@ def _lines(
                 yield _over_limit(name, line, settings)._replace(size=size)
                 pieces, size, dropping = [], 0, 0
                 continue  # drop the rest of the line: it ends in ``data``
-            whole = b"".join([*pieces, data[: cut + 1]]) if pieces else data[: cut + 1]
+            # the carried line's pieces and this block's whole lines, copied once (a slice of
+            # the block joined would be a second copy, into fresh pages: a few ms per block)
+            whole = b"".join([*pieces, memoryview(data)[: cut + 1]]) if pieces else data[: cut + 1]
             rest = data[cut + 1 :]
             newlines = whole.count(b"\n")
             yield Chunk(name, line, whole, True, newlines, plan)

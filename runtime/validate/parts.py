@@ -32,6 +32,7 @@ from ._fastpath import fast_path_for
 from ._folder import forget_folders
 from ._inputs import input_size, is_plain_file, layout_note, peek_layout
 from ._parallel import RANGE_BYTES, judge_range, judged, placed, range_bounds, range_lines
+from ._plan import forget_plans
 from ._records import AUTO, HOME_FORMAT, INPUT, FileStart, Outcome, Record, Settings, Verdict
 from ._totals import Totals
 from ._walk import DOCUMENT, LINES, named_layout
@@ -148,7 +149,8 @@ def _ranges(name: str, size: int, block_bytes: int, settings: Settings, build: b
 
 
 _RUN: list[object] = [None]
-"""The run this process last judged a part of: a new run forgets what folders held."""
+"""The run this process last judged a part of: a new run forgets what folders held, and the
+plans it kept."""
 
 
 def judge(part: Part, settings: Settings, run_id: object = None) -> list[Outcome]:
@@ -156,6 +158,7 @@ def judge(part: Part, settings: Settings, run_id: object = None) -> list[Outcome
     unexpectedly is an ``INPUT`` record for the part, never an exception."""
     if run_id != _RUN[0]:
         forget_folders()
+        forget_plans()
         _RUN[0] = run_id
     if part.build and settings.format in (HOME_FORMAT, AUTO) and not settings.strict:
         # loaded from the cache the caller's split filled, or (another machine) built once here
