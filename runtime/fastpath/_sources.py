@@ -8,9 +8,11 @@ last, naming each file it wrote with the SHA-256 and size of what it wrote. The 
 SHA-256 over each source's name inside its package and its content's SHA-256, so it can be made
 two ways that give the same bytes:
 
-- from ``RECORD`` (``_recorded``), when it lists every source and every source, and every folder
-  holding one, still has its recorded size and has not been written since ``RECORD`` was (its
-  mtime is not later than ``RECORD``'s). Writing a file sets its mtime to the time of writing, so
+- from ``RECORD`` (``_recorded``), when every source it lists still has its recorded size and
+  has not been written since ``RECORD`` was (its mtime is not later than ``RECORD``'s), and
+  every folder holding a source has not been written since either, or still holds just the
+  names ``RECORD`` lists in it (a ``__pycache__`` aside: made by the first import when the
+  installer wrote no bytecode). Writing a file sets its mtime to the time of writing, so
   a source edited after the installation, or a source added to or removed from a folder, makes
   this way refuse. What it cannot see (a file rewritten at the same size with its old mtime put
   back by hand) is what CPython's own bytecode check cannot see either: the installer's ``.pyc``,
@@ -137,20 +139,25 @@ def _recorded(version: str, format: str) -> bytes | None:
 def _from_record(
     text: str, base: Path, written: int, prefixes: list[tuple[str, str, frozenset[str]]]
 ) -> bytes | None:
-    """The digest of the sources ``RECORD``'s ``text`` lists under ``base``, when each one and
-    each folder holding one is as the record left it (``written``: RECORD's mtime)."""
+    """The digest of the sources ``RECORD``'s ``text`` lists under ``base``, when each one is as
+    the record left it (``written``: RECORD's mtime) and no file was added to or removed from
+    their folders since."""
     named: list[tuple[str, bytes]] = []
     folders: set[str] = set()
+    children: dict[str, set[str]] = {}  # folder: the names the record lists in it
     for row in csv.reader(io.StringIO(text)):
-        if len(row) != 3 or not row[0].endswith(".py"):
+        if len(row) != 3:
             continue
         path, hashed, size = row
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            children.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
         for place, package, skipped in prefixes:
-            if not path.startswith(place):
-                continue
             name = path[len(place) :]
-            if name.split("/", 1)[0] in skipped:
+            if not path.startswith(place) or name.split("/", 1)[0] in skipped:
                 continue
+            if not name.endswith(".py"):
+                break
             if not hashed.startswith("sha256="):
                 return None
             content_digest = base64.urlsafe_b64decode(hashed[7:] + "=" * (-len(hashed[7:]) % 4))
@@ -166,7 +173,16 @@ def _from_record(
             folders.add(path.rpartition("/")[0])
     if not named:
         return None
-    for folder in folders:  # a source added or removed since: the folder was written after
-        if os.stat(base / folder, follow_symlinks=False).st_mtime_ns > written:
+    for folder in folders:
+        if not _as_recorded(base, folder, children, written):
             return None
     return _digest(named)
+
+
+def _as_recorded(base: Path, folder: str, children: dict[str, set[str]], written: int) -> bool:
+    """Whether ``folder`` holds what the record lists in it: unchanged since (its mtime), or
+    changed only by a ``__pycache__`` made after (an installation without bytecode)."""
+    if os.stat(base / folder, follow_symlinks=False).st_mtime_ns <= written:
+        return True
+    listed = children.get(folder, set()) - {"__pycache__"}
+    return set(os.listdir(base / folder)) - {"__pycache__"} == listed
