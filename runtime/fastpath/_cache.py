@@ -49,10 +49,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from phi_wire.formats import VERSIONS, find
-
 from ._private import PrivateFolder
 from ._probes import HOME_FORMAT, probes_for, sound
+from ._sources import sources_digest
 
 __all__ = [
     "MAX_CODE_BYTES",
@@ -172,48 +171,6 @@ def _fingerprint(
         digest.update(f"format {format}\0".encode())
     digest.update(sources_digest(version, format))
     return digest.digest()
-
-
-_SOURCES: dict[tuple[str, str], tuple[tuple[tuple[str, int, int], ...], bytes]] = {}
-_PACKAGE = "phi_wire"
-
-
-def _sources(version: str, format: str) -> list[tuple[str, Path]]:
-    """(name inside its package, path) of phi_wire's own Python files (not the version packages
-    or schemas a wheel puts inside it) and of the version's models: the same names in a source
-    tree and in a wheel."""
-    nested = frozenset(
-        entry.module.split(".")[1] for entry in VERSIONS if entry.module.startswith(_PACKAGE + ".")
-    ) | {"schemas"}
-    models = find(version, format).module
-    found: list[tuple[str, Path]] = []
-    for package, skipped in ((_PACKAGE, nested), (models, frozenset[str]())):
-        folder = _package_folder(package)
-        for path in sorted(folder.rglob("*.py")):
-            name = path.relative_to(folder).as_posix()
-            if name.split("/", 1)[0] not in skipped:
-                found.append((f"{package}/{name}", path))
-    return found
-
-
-def sources_digest(version: str, format: str = HOME_FORMAT) -> bytes:
-    """The digest of phi_wire's sources and of the version's models, each file by its name in its
-    package (so that an entry made in a source tree holds in the wheel built from it), read again
-    only when a file's name, size or time changed (``loads`` asks once per wire type it meets)."""
-    sources = _sources(version, format)
-    identity = tuple(
-        (str(path), stat.st_size, stat.st_mtime_ns) for _, path in sources for stat in [path.stat()]
-    )
-    known = _SOURCES.get((format, version))
-    if known is not None and known[0] == identity:
-        return known[1]
-    digest = hashlib.sha256()
-    for name, path in sources:
-        content = path.read_bytes()
-        digest.update(f"{name}\0{len(content)}\0".encode())
-        digest.update(content)
-    _SOURCES[format, version] = (identity, digest.digest())
-    return _SOURCES[format, version][1]
 
 
 def cache_path(

@@ -13,7 +13,8 @@ trusted more: a forged, damaged or mismatched entry is ignored. Its key must hol
 machine, so it digests what the expression is made from without anything of the installation
 (no file times, no paths): the interpreter's version and engine, pydantic's and pydantic-core's
 versions, the types, and the sources of ``phi_wire`` and of the version's models by their names
-inside the package (``_cache.sources_digest``, read the same in a source tree and in a wheel).
+inside the package (``_sources``: the same in a source tree and in a wheel; in a wheel, read
+from the installer's ``RECORD`` rather than from the files, while that still describes them).
 
 ``PHI_WIRE_SHIPPED_EXPRESSIONS=0`` leaves the shipped entries unused (the tests of building do).
 """
@@ -36,9 +37,9 @@ from ._cache import (
     checked_entry,
     compiled_code,
     encode_entry,
-    sources_digest,
 )
 from ._probes import HOME_FORMAT
+from ._sources import sources_digest
 
 __all__ = ["FOLDER", "SHIPPED", "enabled", "load_shipped", "shipped_name", "write_shipped"]
 
