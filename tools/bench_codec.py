@@ -422,11 +422,11 @@ def dumps_beside(root: Path, repeat: int, rounds: int, beside: str) -> None:
     )
     for name, python in pythons.items():
         print(f"  {name}: {python}")
-    print(f"  {'case':40s} {'this':>9s} {'beside':>9s}")
+    print(f"  {'case':50s} {'this':>9s} {'beside':>9s}")
     for case in samples["this"]:
         this = statistics.median(samples["this"][case])
         other = statistics.median(samples["beside"].get(case, [float("nan")]))
-        print(f"  {case:40s} {this:9.3f} {other:9.3f}")
+        print(f"  {case:50s} {this:9.3f} {other:9.3f}")
 
 
 def phi_core_section(root: Path, repeat: int) -> None:
