@@ -1,6 +1,7 @@
 """Benchmark ``loads``/``dumps`` against the standard library on phi-core's own fixtures.
 
-    python tools/bench_codec.py [--repeat 15] [--fixtures PATH]
+    python tools/bench_codec.py [--repeat 15] [--fixtures PATH] [--only SECTION]
+    python tools/bench_codec.py --only phi-core-dumps --beside PYTHON [--rounds 5] [--repeat 15]
 
 Reads the largest fixture files of the corpus (the event stream, one document per line, and the
 persisted sessions), then times, side by side in one run and interleaved: ``json.loads`` vs
@@ -26,7 +27,10 @@ times.
 
 Section phi-core-dumps (``--only phi-core-dumps``; also part of phi-core): issue 21's goal 3,
 ``dumps`` against ``json.dumps`` of the same documents (bytes checked equal) for the stream's
-events and the sessions, each compact and pretty.
+events and the sessions, each compact and pretty; and what one ``SchemaSerializer.to_json`` call
+costs with each ``warnings`` argument (``dumps`` passes ``"error"``). With ``--beside PYTHON``
+(main's venv) it runs in child processes, one per interpreter taking turns for ``--rounds``
+rounds, and prints both trees' medians side by side.
 
 Section clark-agent (``--only clark-agent`` runs it alone): clark-agent 0.4's streams, history rows
 and trajectories, one document per line: ``json.loads`` vs ``phi_wire.clark_agent.loads``, its
@@ -52,7 +56,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -295,9 +299,9 @@ def _each(function: Callable[[Any], object], values: list[Any]) -> None:
         function(value)
 
 
-def dumps_goal(root: Path, repeat: int) -> None:
-    """Issue 21's goal 3: ``dumps`` against ``json.dumps`` of the same documents, for the stream's
-    events and the sessions, each compact and pretty; the bytes checked equal first.
+def dumps_figures(root: Path, repeat: int) -> dict[str, float]:
+    """Issue 21's goal 3 in this interpreter: per case (``events compact`` ...), microseconds per
+    document of ``json.dumps`` and ``dumps`` and their ratio, the bytes checked equal first.
 
     Timed in this thread's CPU time (``time.thread_time``): on a machine shared with other work,
     wall-clock samples also count the time the others ran, which the two sides of a round do not
@@ -305,10 +309,7 @@ def dumps_goal(root: Path, repeat: int) -> None:
     import phi_wire.v0_8 as wire
 
     documents = corpus(root)
-    print(
-        f"dumps vs json.dumps, thread CPU time, median of {repeat} interleaved rounds "
-        "(goal: >= 1.00x):"
-    )
+    figures: dict[str, float] = {}
     for label in ("event", "session"):
         passes = 8 if label == "event" else 4
         raws = [raw for kind, _, raw in documents if kind == label]
@@ -325,13 +326,107 @@ def dumps_goal(root: Path, repeat: int) -> None:
                 },
                 time.thread_time,
             )
-            form = "pretty" if pretty else "compact"
-            ratio = seconds["json.dumps"] / seconds["dumps"]
-            print(
-                f"  {label + 's':8s} {form:7s} x{len(values):<4d} json.dumps "
-                f"{seconds['json.dumps'] * 1e6 / len(values):8.1f} us/doc  dumps "
-                f"{seconds['dumps'] * 1e6 / len(values):8.1f} us/doc  {ratio:5.2f}x json.dumps"
+            case = f"{label}s {'pretty' if pretty else 'compact'}"
+            figures[f"{case}: json.dumps us"] = seconds["json.dumps"] * 1e6 / len(values)
+            figures[f"{case}: dumps us"] = seconds["dumps"] * 1e6 / len(values)
+            figures[f"{case}: ratio"] = seconds["json.dumps"] / seconds["dumps"]
+    figures.update(warnings_cost(repeat))
+    # What pydantic-core's parsing of the string "error" costs each dumps, over a bool's: the
+    # ratio were it parsed as cheaply (an estimate: dumps' time less that difference).
+    parsing = (
+        figures['to_json(warnings="error") us/call'] - figures["to_json(warnings=True) us/call"]
+    )
+    for case in CASES:
+        figures[f"{case}: ratio, error parsed as a bool"] = figures[f"{case}: json.dumps us"] / (
+            figures[f"{case}: dumps us"] - parsing
+        )
+    return figures
+
+
+CASES = ("events compact", "events pretty", "sessions compact", "sessions pretty")
+
+
+WARNINGS_MODES: dict[str, bool | Literal["error"]] = {
+    "False": False,
+    "True": True,
+    '"error"': "error",
+}
+"""pydantic-core's ``warnings`` argument, as ``dumps`` could pass it (it passes ``"error"``: a
+value of the wrong type is an error, not a warning)."""
+
+
+def warnings_cost(repeat: int, calls: int = 20_000) -> dict[str, float]:
+    """Microseconds per ``SchemaSerializer.to_json`` call of a two-field phi-core model, for each
+    ``warnings`` argument: what ``dumps`` pays per document before any byte is written. A string
+    costs more than a bool: pydantic-core tries ``bool`` first and builds that failure's
+    exceptions before it reads the string (``WarningsArg``)."""
+    import phi_wire.v0_8 as wire
+
+    value = wire.loads(wire.TurnId, b'{"loopId":"l","turnIndex":0}')
+    to_json = type(value).__pydantic_serializer__.to_json
+
+    def run(mode: bool | Literal["error"]) -> None:
+        for _ in range(calls):
+            to_json(value, warnings=mode)
+
+    seconds = compare(
+        repeat,
+        {name: partial(run, mode) for name, mode in WARNINGS_MODES.items()},
+        time.thread_time,
+    )
+    return {f"to_json(warnings={name}) us/call": s * 1e6 / calls for name, s in seconds.items()}
+
+
+def dumps_goal(root: Path, repeat: int) -> None:
+    """Issue 21's goal 3: ``dumps`` against ``json.dumps`` of the same documents, for the stream's
+    events and the sessions, each compact and pretty (``dumps_figures``)."""
+    print(
+        f"dumps vs json.dumps, thread CPU time, median of {repeat} interleaved rounds "
+        "(goal: >= 1.00x):"
+    )
+    figures = dumps_figures(root, repeat)
+    for case in CASES:
+        print(
+            f"  {case:17s} json.dumps {figures[case + ': json.dumps us']:8.1f} us/doc  "
+            f"dumps {figures[case + ': dumps us']:8.1f} us/doc  "
+            f"{figures[case + ': ratio']:5.2f}x json.dumps  "
+            f"({figures[case + ': ratio, error parsed as a bool']:5.2f}x were "
+            '"error" parsed as a bool is)'
+        )
+    for name, micros in figures.items():
+        if name.startswith("to_json("):
+            print(f"  {name:36s} {micros:6.3f}")
+
+
+def dumps_beside(root: Path, repeat: int, rounds: int, beside: str) -> None:
+    """``dumps_figures`` of this tree's package and of another interpreter's (``--beside``, e.g.
+    main's venv), each round one child process per interpreter in turn; medians over the rounds.
+    Each child runs this file (``--figures``), so both measure the same cases the same way."""
+    pythons = {"this": sys.executable, "beside": beside}
+    samples: dict[str, dict[str, list[float]]] = {name: {} for name in pythons}
+    load_before = os.getloadavg()[0]
+    for _ in range(rounds):
+        for name, python in pythons.items():
+            child = subprocess.run(
+                [python, __file__, "--figures", "--repeat", str(repeat), "--fixtures", str(root)],
+                check=True,
+                capture_output=True,
+                text=True,
             )
+            for case, value in json.loads(child.stdout.splitlines()[-1]).items():
+                samples[name].setdefault(case, []).append(value)
+    print(
+        f"dumps vs json.dumps, {rounds} rounds of one child per interpreter (each: thread CPU "
+        f"time, median of {repeat} interleaved samples), medians over the rounds; "
+        f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
+    for name, python in pythons.items():
+        print(f"  {name}: {python}")
+    print(f"  {'case':50s} {'this':>9s} {'beside':>9s}")
+    for case in samples["this"]:
+        this = statistics.median(samples["this"][case])
+        other = statistics.median(samples["beside"].get(case, [float("nan")]))
+        print(f"  {case:50s} {this:9.3f} {other:9.3f}")
 
 
 def phi_core_section(root: Path, repeat: int) -> None:
@@ -409,7 +504,23 @@ def main() -> None:
         "phi-core-dumps": dumps_goal,
     }
     parser.add_argument("--only", choices=sorted(sections), help="run one format's section alone")
+    parser.add_argument(
+        "--beside",
+        metavar="PYTHON",
+        help="with --only phi-core-dumps: also measure this interpreter's phi_wire (main's venv), "
+        "in child processes taking turns",
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of children (--beside)")
+    parser.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a child
     args = parser.parse_args()
+    if args.figures:
+        print(json.dumps(dumps_figures(args.fixtures, args.repeat)))
+        return
+    if args.beside is not None:
+        if args.only != "phi-core-dumps":
+            parser.error("--beside compares the phi-core-dumps section only")
+        dumps_beside(args.fixtures, args.repeat, args.rounds, args.beside)
+        return
     if args.only is not None:
         sections[args.only](args.fixtures, args.repeat)
         return

@@ -271,7 +271,7 @@ def dumps(obj: Writable, pretty: bool = False) -> str:
             )
     except PydanticSerializationError as error:
         raise WireError(type_name(type(obj)), "", _serialization_problem(error)) from None
-    return dumped.decode("utf-8")
+    return dumped.decode()  # UTF-8, without naming it: no codec name to look up
 
 
 __all__ = ["WireError", "Writable", "adapter", "dumps", "json_syntax_error", "loads"]

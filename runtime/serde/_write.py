@@ -13,7 +13,8 @@ fields in the order of the instance's ``__dict__`` (declaration order), but its 
 in the order the schema lists them, each read with ``getattr``. So every model of the subtree
 lists its fields as computed fields sorted by wire name (the fields themselves excluded), with
 their schemas, aliases and skip predicates. ``JsonValue`` keeps its one Python function, which
-sorts only a value not already in order (``_sorted_value.sorted_json``). The copy is built with
+sorts only a value not already in order (``_sorted_value.sorted_json``), everywhere but on a
+null, which pydantic-core writes itself (a call less, the same ``null``). The copy is built with
 ``_use_prebuilt=False``, else pydantic-core would reuse each nested class's own serializer, and
 with each definition written in place of its references (but recursive ones): pydantic-core
 guards every reference against recursion, a cost per value written.
@@ -45,35 +46,40 @@ _AS_WRITTEN = frozenset({"str", "int", "bool", "float", "literal", "enum", "none
 _INNER = frozenset({"nullable", "default", "function-after", "function-before", "function-wrap"})
 """Schemas written by their inner ``schema`` (a validator function's result is its value)."""
 
-_WRITERS: dict[type, SchemaSerializer | None] = {}
-
 
 class _Unsorted(Exception):
     """A schema in a sorted subtree whose keys this module cannot order in pydantic-core."""
 
 
-def writer(cls: type) -> SchemaSerializer | None:
-    """The serializer ``dumps`` writes an instance of ``cls`` with (built on first use), or None:
-    ``cls`` is no model, or its schema holds something ``_Copy.sorted`` cannot order."""
-    try:
-        return _WRITERS[cls]
-    except KeyError:
-        pass
-    built: SchemaSerializer | None = None
-    if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
-        _WRITERS[cls] = built
+class _Writers(dict[type, "SchemaSerializer | None"]):
+    """Each class's writer, built on its first look-up (``__missing__``): after that a look-up
+    is the dict's own, in C, not a Python call on every ``dumps``."""
+
+    def __missing__(self, cls: type) -> SchemaSerializer | None:
+        built = _built(cls)
+        self[cls] = built
         return built
+
+
+_WRITERS = _Writers()
+
+writer: Callable[[type], SchemaSerializer | None] = _WRITERS.__getitem__
+"""The serializer ``dumps`` writes an instance of a class with (built on first use), or None:
+the class is no model, or its schema holds something ``_Copy.sorted`` cannot order."""
+
+
+def _built(cls: type) -> SchemaSerializer | None:
+    if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+        return None
     try:
-        built = SchemaSerializer(
+        return SchemaSerializer(
             _write_schema(cls.__pydantic_core_schema__),
             # else each nested model class's own serializer is reused, which writes it unsorted
             # (pydantic passes the same flag when it rebuilds a model)
             _use_prebuilt=False,
         )
     except (_Unsorted, SchemaError):  # pydantic's own serializer writes it (slower)
-        built = None
-    _WRITERS[cls] = built
-    return built
+        return None
 
 
 def _write_schema(schema: Any) -> Any:
@@ -102,6 +108,19 @@ def _collect_definitions(node: Any, found: dict[str, Any]) -> None:
             _collect_definitions(item, found)
 
 
+def _is_json_value(node: Mapping[str, Any]) -> bool:
+    serialization = node.get("serialization")
+    return serialization is not None and serialization.get("function") is SORTED_VALUE_WRITER
+
+
+def _json_value(node: Mapping[str, Any]) -> Any:
+    """A ``JsonValue``'s schema, its null written by pydantic-core itself: ``sorted_json`` returns
+    ``None`` as it is, so calling it there is a Python call per null for the same ``null``."""
+    copy = {key: value for key, value in node.items() if key != "ref"}
+    copy["serialization"] = {**node["serialization"], "when_used": "unless-none"}
+    return copy
+
+
 class _Copy:
     """One schema's copy: ``plain`` copies a node as it is but for the sorted subtrees it holds,
     ``sorted`` copies a node of such a subtree. A reference is replaced by a copy of what it names,
@@ -122,6 +141,8 @@ class _Copy:
                 return self._resolved(node, node["schema_ref"], "", self.plain)
             if kind == "model" and parsed_as_value(node.get("cls")):
                 return self.sorted(node)
+            if _is_json_value(node):
+                return _json_value(node)
             return {key: self.plain(value) for key, value in node.items() if key != "ref"}
         if isinstance(node, list):
             return [self.plain(item) for item in node]
@@ -152,8 +173,8 @@ class _Copy:
         kind = node["type"]
         serialization = node.get("serialization")
         if serialization is not None:
-            if serialization.get("function") is SORTED_VALUE_WRITER:
-                return {key: value for key, value in node.items() if key != "ref"}  # a JsonValue
+            if _is_json_value(node):
+                return _json_value(node)
             if not (kind == "model" and parsed_as_value(node["cls"])):
                 # to-string (a timestamp) writes a string; anything else is unknown here
                 if serialization.get("type") != "to-string":
