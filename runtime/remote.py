@@ -15,11 +15,15 @@ Whatever the storage library raises while listing or reading (a botocore error, 
 out as ``OSError`` with the library's words: the callers report an unreadable object as an input
 error, never a traceback. Listings are read afresh for each call (no cached listing from an
 earlier run in the same process). An object a listing has sized is opened without asking its size
-again (no HEAD request before the reads).
+again (no HEAD request before the reads), in this process or, given what the listing said
+(``listed``, then ``remember`` there), in a worker on another machine; its reads are pinned to
+the listing's ETag, so an object rewritten since is an ``OSError`` saying so, never a read that
+mixes its old and new bytes.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import re
@@ -36,6 +40,7 @@ __all__ = [
     "READ_AHEAD_BYTES",
     "REMOTE_EXTRA",
     "Entry",
+    "Listed",
     "MissingExtra",
     "RemoteFile",
     "children",
@@ -44,10 +49,12 @@ __all__ = [
     "glob",
     "has_glob",
     "is_url",
+    "listed",
     "open_path",
     "open_url",
     "path_size",
     "read_whole",
+    "remember",
     "require",
     "size",
     "upload_atomically",
@@ -82,15 +89,23 @@ def has_glob(url: str) -> bool:
     return _GLOB_CHARACTERS.search(url.partition("://")[2]) is not None
 
 
-def _filesystem(url: str) -> tuple[FileSystem, str]:
-    """The fsspec filesystem of a URL and the path in it; ``MissingExtra`` when fsspec or the
+_PINNED_READS: dict[str, dict[str, bool]] = {"s3": {"local_expiry_check": True}}
+"""Per protocol, the options that make its files' reads check the ETag they were opened with
+(``details``): s3fs compares each ranged GET's ETag with it (``FileExpired`` when they differ)."""
+
+
+def _filesystem(url: str, pinned: bool = False) -> tuple[FileSystem, str]:
+    """The fsspec filesystem of a URL and the path in it (``pinned``: one whose reads check the
+    ETag a file was opened with, where the protocol can); ``MissingExtra`` when fsspec or the
     protocol's own package is not installed."""
     try:
         url_to_fs = importlib.import_module("fsspec.core").url_to_fs
     except ImportError:
         raise MissingExtra(f"{url}: reading URLs needs the remote extra: {REMOTE_EXTRA}") from None
+    scheme = url.partition("://")[0].lower()
+    options = _PINNED_READS.get("s3" if scheme == "s3a" else scheme, {}) if pinned else {}
     try:
-        return url_to_fs(url)  # type: ignore[no-any-return]
+        return url_to_fs(url, **options)  # type: ignore[no-any-return]
     except ImportError as error:  # fsspec knows the protocol, its package is missing
         scheme = url.partition("://")[0]
         extra = f"{REMOTE_EXTRA}" if scheme in ("s3", "s3a") else f"{error}"
@@ -122,6 +137,15 @@ class Entry(NamedTuple):
     size: int
 
 
+class Listed(NamedTuple):
+    """What a listing said of an object, small enough to travel with a task: a process given
+    it (``remember``) opens the object without a HEAD request and reads that version only."""
+
+    url: str
+    size: int
+    etag: str | None
+
+
 _SIZES: dict[str, int] = {}
 """The sizes listings gave, so that sizing the files a walk found asks the store nothing more."""
 _LISTED: dict[str, dict[str, Any]] = {}
@@ -139,6 +163,27 @@ def _entries(fs: FileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
     _SIZES.update(entries)
     _LISTED.update(files)
     return entries
+
+
+def listed(url: str) -> Listed | None:
+    """What the listing (or the ``entry``) that found ``url`` in this process said of it; None
+    when none did."""
+    info = _LISTED.get(url)
+    if info is None:
+        return None
+    etag = info.get("ETag")
+    return Listed(url, int(info.get("size") or 0), None if etag is None else str(etag))
+
+
+def remember(found: Listed) -> None:
+    """What a listing in another process said of an object, as if this process had listed it:
+    it is then opened without a HEAD request, its reads pinned to that ETag."""
+    info: dict[str, Any] = {"name": found.url.partition("://")[2], "size": found.size}
+    info["type"] = "file"
+    if found.etag is not None:
+        info["ETag"] = found.etag
+    _LISTED[found.url] = info
+    _SIZES[found.url] = found.size
 
 
 def size(url: str) -> int:
@@ -201,8 +246,10 @@ class RemoteFile:
     library's exceptions come out as ``OSError``."""
 
     def __init__(self, url: str, size: int | None = None) -> None:
-        fs, path = _filesystem(url)
+        fs, path = _filesystem(url, pinned=True)
         self.url = url
+        self.etag: str | None = None
+        """The ETag the reads are pinned to (the listing's), if any."""
         known = _SIZES.get(url) if size is None else size
         options: dict[str, Any] = {"block_size": READ_AHEAD_BYTES, "cache_type": "readahead"}
         with _as_os_errors(url):
@@ -216,11 +263,24 @@ class RemoteFile:
             if listed is not None and int(listed.get("size") or 0) == known:
                 with suppress(AttributeError):  # fsspec's buffered files take what is known
                     self._file.details = listed
+                    self.etag = listed.get("ETag")
             self.size = int(self._file.size)
 
     def read(self, size: int = -1) -> bytes:
-        with _as_os_errors(self.url):
+        with self._changed(), _as_os_errors(self.url):
             return bytes(self._file.read(size))
+
+    @contextmanager
+    def _changed(self) -> Iterator[None]:
+        """s3fs's ``FileExpired`` (a read's ETag is not the listing's) in words of this run."""
+        try:
+            yield
+        except OSError as error:
+            if type(error).__name__ != "FileExpired":
+                raise
+            raise OSError(
+                errno.EBUSY, f"the object changed after it was listed (ETag no longer {self.etag})"
+            ) from None
 
     def seek(self, offset: int, whence: int = 0) -> int:
         with _as_os_errors(self.url):
