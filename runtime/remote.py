@@ -48,6 +48,7 @@ __all__ = [
     "files_under",
     "glob",
     "has_glob",
+    "is_temporary",
     "is_url",
     "listed",
     "open_path",
@@ -55,8 +56,11 @@ __all__ = [
     "path_size",
     "read_whole",
     "remember",
+    "remove",
     "require",
     "size",
+    "staging_prefix",
+    "temporary_name",
     "upload_atomically",
 ]
 
@@ -317,14 +321,43 @@ def read_whole(url: str, limit: int, size: int | None = None) -> bytes:
         return opened.read(limit + 1)
 
 
-def upload_atomically(local: str | os.PathLike[str], url: str) -> None:
+def temporary_name(name: str, tag: str = "") -> str:
+    """A new name for a temporary beside the file or object ``name`` (its last part):
+    ``.NAME.RANDOM.tmp``, or ``.NAME.TAG.RANDOM.tmp`` for a run that sweeps its own (``tag``:
+    the run's, ``is_temporary`` recognises them)."""
+    return f".{name}.{tag + '.' if tag else ''}{os.urandom(6).hex()}.tmp"
+
+
+def staging_prefix(tag: str = "") -> str:
+    """How the local folder a file for a URL is written in before its upload (in the system's
+    temporary folder) is named: its start, with the run's tag when it has one."""
+    return f"phi-wire-upload-{tag + '-' if tag else ''}"
+
+
+def is_temporary(name: str, tag: str) -> bool:
+    """Whether ``name`` (a file's or object's last part) is a temporary of the run tagged
+    ``tag``: only ``temporary_name(..., tag)`` makes such names (a user's file would have to
+    carry the run's random tag)."""
+    return re.fullmatch(rf"\..+\.{re.escape(tag)}\.[0-9a-f]{{12}}\.tmp", name) is not None
+
+
+def remove(url: str) -> None:
+    """The object at ``url`` deleted (``OSError`` when it cannot be)."""
+    fs, path = _filesystem(url)
+    with _as_os_errors(url):
+        fs.rm_file(path)
+        fs.invalidate_cache()
+
+
+def upload_atomically(local: str | os.PathLike[str], url: str, tag: str = "") -> None:
     """The local file ``local`` put at ``url`` whole or not at all: uploaded under a temporary
-    key beside it (``.NAME.RANDOM.tmp``), copied to ``url`` (an object store's copy is whole or
-    nothing), and the temporary key deleted whatever happened. An upload cut short leaves no
-    object under ``url``, nor an old one changed; ``OSError`` says why."""
+    key beside it (``temporary_name``, tagged ``tag``), copied to ``url`` (an object store's
+    copy is whole or nothing), and the temporary key deleted whatever happened (unless the
+    process dies first: a run that tags its temporaries sweeps them). An upload cut short
+    leaves no object under ``url``, nor an old one changed; ``OSError`` says why."""
     fs, path = _filesystem(url)
     folder, _, name = path.rpartition("/")
-    temporary = f"{folder}/.{name}.{os.urandom(6).hex()}.tmp"
+    temporary = f"{folder}/{temporary_name(name, tag)}"
     with _as_os_errors(url):
         try:
             fs.put_file(os.fspath(local), temporary)
