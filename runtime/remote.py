@@ -37,6 +37,7 @@ at run time only (so that a user's ``mypy --strict`` never analyses it)."""
 
 __all__ = [
     "DASK_EXTRA",
+    "FIRST_READ_AHEAD_BYTES",
     "READ_AHEAD_BYTES",
     "REMOTE_EXTRA",
     "Entry",
@@ -70,8 +71,12 @@ DASK_EXTRA = "pip install 'phi-wire[dask]'"
 """What installs ``phi_wire.dask`` (dask, distributed, and the remote extra)."""
 
 READ_AHEAD_BYTES = 8 * 1024 * 1024
-"""Bytes fetched ahead of a read from an object (one ranged request): large enough that requests
-cost little against the transfer, small enough to bound the memory of an open object."""
+"""Bytes fetched ahead of a read from an object (one ranged request) at most: large enough that
+requests cost little against the transfer, small enough to bound the memory of an open object."""
+FIRST_READ_AHEAD_BYTES = 1024 * 1024
+"""The first request's read-ahead (and after a seek elsewhere), doubled by each request that
+continues the last, up to ``READ_AHEAD_BYTES``: a reader that wants an object's first lines only
+(its layout, a folder's look at it) or a short range fetches little more than it reads."""
 
 _URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+)://")
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
@@ -247,7 +252,9 @@ def glob(url: str) -> list[tuple[str, str]]:
 
 class RemoteFile:
     """An object opened for reading: ``read(size)``, ``seek(offset)``, ``size``; the storage
-    library's exceptions come out as ``OSError``."""
+    library's exceptions come out as ``OSError``. Reads are served from one buffer, filled by one
+    ranged request at a time that fetches ahead of what is read: ``FIRST_READ_AHEAD_BYTES``, then
+    twice as much for each request that continues the last, up to ``READ_AHEAD_BYTES``."""
 
     def __init__(self, url: str, size: int | None = None) -> None:
         fs, path = _filesystem(url, pinned=True)
@@ -255,7 +262,8 @@ class RemoteFile:
         self.etag: str | None = None
         """The ETag the reads are pinned to (the listing's), if any."""
         known = _SIZES.get(url) if size is None else size
-        options: dict[str, Any] = {"block_size": READ_AHEAD_BYTES, "cache_type": "readahead"}
+        # fsspec's own cache off: each of our requests is one ranged GET of what we ask
+        options: dict[str, Any] = {"block_size": READ_AHEAD_BYTES, "cache_type": "none"}
         with _as_os_errors(url):
             fs.invalidate_cache()
             try:  # a size known from the listing: no HEAD request to ask it again
@@ -269,10 +277,41 @@ class RemoteFile:
                     self._file.details = listed
                     self.etag = listed.get("ETag")
             self.size = int(self._file.size)
+        self._position = 0
+        self._buffer = b""
+        self._buffer_start = 0
+        self._ahead = FIRST_READ_AHEAD_BYTES
 
     def read(self, size: int = -1) -> bytes:
+        end = self.size if size < 0 else min(self.size, self._position + size)
+        if end <= self._position:
+            return b""
+        buffered_end = self._buffer_start + len(self._buffer)
+        if not self._buffer_start <= self._position < buffered_end or end > buffered_end:
+            self._fill(end)
+        offset = self._position - self._buffer_start
+        data = self._buffer[offset : offset + end - self._position]
+        self._position += len(data)
+        return data
+
+    def _fill(self, end: int) -> None:
+        """The buffer from the position to ``end`` at least, and the read-ahead past it: the
+        buffered bytes from the position kept, the rest fetched in one request."""
+        buffered_end = self._buffer_start + len(self._buffer)
+        kept = b""
+        start = self._position
+        if self._buffer_start <= self._position < buffered_end:
+            kept = self._buffer[self._position - self._buffer_start :]
+            start = buffered_end
+        elif self._position != buffered_end:  # a seek elsewhere: start small again
+            self._ahead = FIRST_READ_AHEAD_BYTES
+        stop = min(self.size, max(end, start + self._ahead))
+        self._ahead = min(2 * self._ahead, READ_AHEAD_BYTES)
         with self._changed(), _as_os_errors(self.url):
-            return bytes(self._file.read(size))
+            self._file.seek(start)
+            fetched = bytes(self._file.read(stop - start))
+        self._buffer = kept + fetched
+        self._buffer_start = self._position
 
     @contextmanager
     def _changed(self) -> Iterator[None]:
@@ -287,8 +326,11 @@ class RemoteFile:
             ) from None
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        with _as_os_errors(self.url):
-            return int(self._file.seek(offset, whence))
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self.size}.get(whence)
+        if base is None or base + offset < 0:
+            raise OSError(errno.EINVAL, f"cannot seek to {offset} from {whence}", self.url)
+        self._position = base + offset
+        return self._position
 
     def close(self) -> None:
         # a close that fails loses nothing: the object was only read

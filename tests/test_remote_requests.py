@@ -8,6 +8,7 @@ The reads are pinned to the listing's ETag: an object rewritten since is an inpu
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,7 +24,9 @@ from distributed import Client
 from s3 import S3
 
 from phi_wire import dask as on_dask
+from phi_wire import remote
 from phi_wire.validate import validate
+from phi_wire.validate.parts import split
 
 MESSAGES = fixtures_root() / "clark-agent" / "0.4.0" / "valid" / "AgentMessage"
 EVENTS = (Path(__file__).resolve().parent.parent / "examples" / "events.jsonl").read_bytes()
@@ -143,3 +146,53 @@ def test_an_object_changed_after_listing_is_an_input_error(s3_server: S3, client
     assert sorted({r.file for r in changed}) == sorted([big, small])
     assert all("the object changed after it was listed" in r.message for r in changed)
     assert [r.file for r in summary.tally.input_errors] == [r.file for r in changed]
+
+
+@contextmanager
+def fetched() -> Iterator[list[int]]:
+    """The bytes each ranged GET of this process asks for meanwhile (s3fs logs one line each)."""
+    sizes: list[int] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            found = re.search(r"^Fetch: \S+, (\d+)-(\d+)$", record.getMessage())
+            if found:
+                sizes.append(int(found[2]) - int(found[1]))
+
+    logger = logging.getLogger("s3fs")
+    level = logger.level
+    handler = Collect()
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield sizes
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def test_a_look_at_an_objects_first_lines_fetches_little_more(s3_server: S3) -> None:
+    """Splitting a run peeks at each big object's first lines (its layout, its format): about
+    ``FIRST_READ_AHEAD_BYTES`` fetched per object, not a full read-ahead of 8 MB more (on
+    main, 9 MB of each 20 MB object were fetched before any worker started). Reads at any
+    offset, in any order, give the object's bytes."""
+    bucket = s3_server.bucket()
+    data = EVENTS * (20_000_000 // len(EVENTS))
+    for index in range(3):
+        s3_server.put(f"s3://{bucket}/big-{index}.jsonl", data)
+    run_ = validate(f"s3://{bucket}/")
+    with fetched() as sizes:
+        parts = split(run_, 4_000_000)
+    assert sum(part.is_range for part in parts) == 3 * 5
+    assert len(sizes) == 3 and sum(sizes) <= 3 * 2 * remote.FIRST_READ_AHEAD_BYTES
+    url = f"s3://{bucket}/big-1.jsonl"
+    with remote.open_url(url) as opened, fetched() as sizes:
+        assert opened.read(10) == data[:10]
+        for offset, size in ((7_000_000, 5), (100, 3_000_000), (len(data) - 7, 100), (0, 0)):
+            opened.seek(offset)
+            assert opened.read(size) == data[offset : offset + size]
+        opened.seek(-50, os.SEEK_END)
+        assert opened.read() == data[-50:]
+        opened.seek(len(data) + 5)
+        assert opened.read(1) == b""
+    assert max(sizes) <= 3_000_000
