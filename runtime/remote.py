@@ -15,11 +15,15 @@ Whatever the storage library raises while listing or reading (a botocore error, 
 out as ``OSError`` with the library's words: the callers report an unreadable object as an input
 error, never a traceback. Listings are read afresh for each call (no cached listing from an
 earlier run in the same process). An object a listing has sized is opened without asking its size
-again (no HEAD request before the reads).
+again (no HEAD request before the reads), in this process or, given what the listing said
+(``listed``, then ``remember`` there), in a worker on another machine; its reads are pinned to
+the listing's ETag, so an object rewritten since is an ``OSError`` saying so, never a read that
+mixes its old and new bytes.
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import re
@@ -33,9 +37,11 @@ at run time only (so that a user's ``mypy --strict`` never analyses it)."""
 
 __all__ = [
     "DASK_EXTRA",
+    "FIRST_READ_AHEAD_BYTES",
     "READ_AHEAD_BYTES",
     "REMOTE_EXTRA",
     "Entry",
+    "Listed",
     "MissingExtra",
     "RemoteFile",
     "children",
@@ -43,13 +49,19 @@ __all__ = [
     "files_under",
     "glob",
     "has_glob",
+    "is_temporary",
     "is_url",
+    "listed",
     "open_path",
     "open_url",
     "path_size",
     "read_whole",
+    "remember",
+    "remove",
     "require",
     "size",
+    "staging_prefix",
+    "temporary_name",
     "upload_atomically",
 ]
 
@@ -59,8 +71,12 @@ DASK_EXTRA = "pip install 'phi-wire[dask]'"
 """What installs ``phi_wire.dask`` (dask, distributed, and the remote extra)."""
 
 READ_AHEAD_BYTES = 8 * 1024 * 1024
-"""Bytes fetched ahead of a read from an object (one ranged request): large enough that requests
-cost little against the transfer, small enough to bound the memory of an open object."""
+"""Bytes fetched ahead of a read from an object (one ranged request) at most: large enough that
+requests cost little against the transfer, small enough to bound the memory of an open object."""
+FIRST_READ_AHEAD_BYTES = 1024 * 1024
+"""The first request's read-ahead (and after a seek elsewhere), doubled by each request that
+continues the last, up to ``READ_AHEAD_BYTES``: a reader that wants an object's first lines only
+(its layout, a folder's look at it) or a short range fetches little more than it reads."""
 
 _URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+)://")
 _GLOB_CHARACTERS = re.compile(r"[*?\[]")
@@ -82,15 +98,23 @@ def has_glob(url: str) -> bool:
     return _GLOB_CHARACTERS.search(url.partition("://")[2]) is not None
 
 
-def _filesystem(url: str) -> tuple[FileSystem, str]:
-    """The fsspec filesystem of a URL and the path in it; ``MissingExtra`` when fsspec or the
+_PINNED_READS: dict[str, dict[str, bool]] = {"s3": {"local_expiry_check": True}}
+"""Per protocol, the options that make its files' reads check the ETag they were opened with
+(``details``): s3fs compares each ranged GET's ETag with it (``FileExpired`` when they differ)."""
+
+
+def _filesystem(url: str, pinned: bool = False) -> tuple[FileSystem, str]:
+    """The fsspec filesystem of a URL and the path in it (``pinned``: one whose reads check the
+    ETag a file was opened with, where the protocol can); ``MissingExtra`` when fsspec or the
     protocol's own package is not installed."""
     try:
         url_to_fs = importlib.import_module("fsspec.core").url_to_fs
     except ImportError:
         raise MissingExtra(f"{url}: reading URLs needs the remote extra: {REMOTE_EXTRA}") from None
+    scheme = url.partition("://")[0].lower()
+    options = _PINNED_READS.get("s3" if scheme == "s3a" else scheme, {}) if pinned else {}
     try:
-        return url_to_fs(url)  # type: ignore[no-any-return]
+        return url_to_fs(url, **options)  # type: ignore[no-any-return]
     except ImportError as error:  # fsspec knows the protocol, its package is missing
         scheme = url.partition("://")[0]
         extra = f"{REMOTE_EXTRA}" if scheme in ("s3", "s3a") else f"{error}"
@@ -122,6 +146,15 @@ class Entry(NamedTuple):
     size: int
 
 
+class Listed(NamedTuple):
+    """What a listing said of an object, small enough to travel with a task: a process given
+    it (``remember``) opens the object without a HEAD request and reads that version only."""
+
+    url: str
+    size: int
+    etag: str | None
+
+
 _SIZES: dict[str, int] = {}
 """The sizes listings gave, so that sizing the files a walk found asks the store nothing more."""
 _LISTED: dict[str, dict[str, Any]] = {}
@@ -139,6 +172,27 @@ def _entries(fs: FileSystem, found: dict[str, dict[str, Any]]) -> list[Entry]:
     _SIZES.update(entries)
     _LISTED.update(files)
     return entries
+
+
+def listed(url: str) -> Listed | None:
+    """What the listing (or the ``entry``) that found ``url`` in this process said of it; None
+    when none did."""
+    info = _LISTED.get(url)
+    if info is None:
+        return None
+    etag = info.get("ETag")
+    return Listed(url, int(info.get("size") or 0), None if etag is None else str(etag))
+
+
+def remember(found: Listed) -> None:
+    """What a listing in another process said of an object, as if this process had listed it:
+    it is then opened without a HEAD request, its reads pinned to that ETag."""
+    info: dict[str, Any] = {"name": found.url.partition("://")[2], "size": found.size}
+    info["type"] = "file"
+    if found.etag is not None:
+        info["ETag"] = found.etag
+    _LISTED[found.url] = info
+    _SIZES[found.url] = found.size
 
 
 def size(url: str) -> int:
@@ -198,13 +252,18 @@ def glob(url: str) -> list[tuple[str, str]]:
 
 class RemoteFile:
     """An object opened for reading: ``read(size)``, ``seek(offset)``, ``size``; the storage
-    library's exceptions come out as ``OSError``."""
+    library's exceptions come out as ``OSError``. Reads are served from one buffer, filled by one
+    ranged request at a time that fetches ahead of what is read: ``FIRST_READ_AHEAD_BYTES``, then
+    twice as much for each request that continues the last, up to ``READ_AHEAD_BYTES``."""
 
     def __init__(self, url: str, size: int | None = None) -> None:
-        fs, path = _filesystem(url)
+        fs, path = _filesystem(url, pinned=True)
         self.url = url
+        self.etag: str | None = None
+        """The ETag the reads are pinned to (the listing's), if any."""
         known = _SIZES.get(url) if size is None else size
-        options: dict[str, Any] = {"block_size": READ_AHEAD_BYTES, "cache_type": "readahead"}
+        # fsspec's own cache off: each of our requests is one ranged GET of what we ask
+        options: dict[str, Any] = {"block_size": READ_AHEAD_BYTES, "cache_type": "none"}
         with _as_os_errors(url):
             fs.invalidate_cache()
             try:  # a size known from the listing: no HEAD request to ask it again
@@ -216,15 +275,62 @@ class RemoteFile:
             if listed is not None and int(listed.get("size") or 0) == known:
                 with suppress(AttributeError):  # fsspec's buffered files take what is known
                     self._file.details = listed
+                    self.etag = listed.get("ETag")
             self.size = int(self._file.size)
+        self._position = 0
+        self._buffer = b""
+        self._buffer_start = 0
+        self._ahead = FIRST_READ_AHEAD_BYTES
 
     def read(self, size: int = -1) -> bytes:
-        with _as_os_errors(self.url):
-            return bytes(self._file.read(size))
+        end = self.size if size < 0 else min(self.size, self._position + size)
+        if end <= self._position:
+            return b""
+        buffered_end = self._buffer_start + len(self._buffer)
+        if not self._buffer_start <= self._position < buffered_end or end > buffered_end:
+            self._fill(end)
+        offset = self._position - self._buffer_start
+        data = self._buffer[offset : offset + end - self._position]
+        self._position += len(data)
+        return data
+
+    def _fill(self, end: int) -> None:
+        """The buffer from the position to ``end`` at least, and the read-ahead past it: the
+        buffered bytes from the position kept, the rest fetched in one request."""
+        buffered_end = self._buffer_start + len(self._buffer)
+        kept = b""
+        start = self._position
+        if self._buffer_start <= self._position < buffered_end:
+            kept = self._buffer[self._position - self._buffer_start :]
+            start = buffered_end
+        elif self._position != buffered_end:  # a seek elsewhere: start small again
+            self._ahead = FIRST_READ_AHEAD_BYTES
+        stop = min(self.size, max(end, start + self._ahead))
+        self._ahead = min(2 * self._ahead, READ_AHEAD_BYTES)
+        with self._changed(), _as_os_errors(self.url):
+            self._file.seek(start)
+            fetched = bytes(self._file.read(stop - start))
+        self._buffer = kept + fetched
+        self._buffer_start = self._position
+
+    @contextmanager
+    def _changed(self) -> Iterator[None]:
+        """s3fs's ``FileExpired`` (a read's ETag is not the listing's) in words of this run."""
+        try:
+            yield
+        except OSError as error:
+            if type(error).__name__ != "FileExpired":
+                raise
+            raise OSError(
+                errno.EBUSY, f"the object changed after it was listed (ETag no longer {self.etag})"
+            ) from None
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        with _as_os_errors(self.url):
-            return int(self._file.seek(offset, whence))
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self.size}.get(whence)
+        if base is None or base + offset < 0:
+            raise OSError(errno.EINVAL, f"cannot seek to {offset} from {whence}", self.url)
+        self._position = base + offset
+        return self._position
 
     def close(self) -> None:
         # a close that fails loses nothing: the object was only read
@@ -257,14 +363,43 @@ def read_whole(url: str, limit: int, size: int | None = None) -> bytes:
         return opened.read(limit + 1)
 
 
-def upload_atomically(local: str | os.PathLike[str], url: str) -> None:
+def temporary_name(name: str, tag: str = "") -> str:
+    """A new name for a temporary beside the file or object ``name`` (its last part):
+    ``.NAME.RANDOM.tmp``, or ``.NAME.TAG.RANDOM.tmp`` for a run that sweeps its own (``tag``:
+    the run's, ``is_temporary`` recognises them)."""
+    return f".{name}.{tag + '.' if tag else ''}{os.urandom(6).hex()}.tmp"
+
+
+def staging_prefix(tag: str = "") -> str:
+    """How the local folder a file for a URL is written in before its upload (in the system's
+    temporary folder) is named: its start, with the run's tag when it has one."""
+    return f"phi-wire-upload-{tag + '-' if tag else ''}"
+
+
+def is_temporary(name: str, tag: str) -> bool:
+    """Whether ``name`` (a file's or object's last part) is a temporary of the run tagged
+    ``tag``: only ``temporary_name(..., tag)`` makes such names (a user's file would have to
+    carry the run's random tag)."""
+    return re.fullmatch(rf"\..+\.{re.escape(tag)}\.[0-9a-f]{{12}}\.tmp", name) is not None
+
+
+def remove(url: str) -> None:
+    """The object at ``url`` deleted (``OSError`` when it cannot be)."""
+    fs, path = _filesystem(url)
+    with _as_os_errors(url):
+        fs.rm_file(path)
+        fs.invalidate_cache()
+
+
+def upload_atomically(local: str | os.PathLike[str], url: str, tag: str = "") -> None:
     """The local file ``local`` put at ``url`` whole or not at all: uploaded under a temporary
-    key beside it (``.NAME.RANDOM.tmp``), copied to ``url`` (an object store's copy is whole or
-    nothing), and the temporary key deleted whatever happened. An upload cut short leaves no
-    object under ``url``, nor an old one changed; ``OSError`` says why."""
+    key beside it (``temporary_name``, tagged ``tag``), copied to ``url`` (an object store's
+    copy is whole or nothing), and the temporary key deleted whatever happened (unless the
+    process dies first: a run that tags its temporaries sweeps them). An upload cut short
+    leaves no object under ``url``, nor an old one changed; ``OSError`` says why."""
     fs, path = _filesystem(url)
     folder, _, name = path.rpartition("/")
-    temporary = f"{folder}/.{name}.{os.urandom(6).hex()}.tmp"
+    temporary = f"{folder}/{temporary_name(name, tag)}"
     with _as_os_errors(url):
         try:
             fs.put_file(os.fspath(local), temporary)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -335,6 +337,88 @@ def test_a_worker_killed_mid_run_loses_no_output(tmp_path: Path) -> None:
     assert len(outcomes) == len(distributed.inputs) == len(set(o.name for o in outcomes))
     assert local_files(tmp_path / "there") == local_files(here)
     assert not list((tmp_path / "there").rglob("*.tmp"))
+
+
+class KillMidWrite(WorkerPlugin):
+    """Kills the worker process (``os._exit``) the first time any worker is about to put a
+    finished temporary in place: a local file's rename (``os.replace``, ``at="rename"``), or an
+    object's copy from its temporary key (``at="copy"``); logs the temporary (and, for an
+    object, the local folders staging uploads)."""
+
+    name = "kill-mid-write"
+
+    def __init__(self, folder: Path, at: str) -> None:
+        self.flag = str(folder / "killed")
+        self.log = str(folder / "temporaries")
+        self.at = at
+
+    def _kill_once(self, *temporaries: str) -> None:
+        try:
+            descriptor = os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return  # killed once already
+        os.close(descriptor)
+        with open(self.log, "w", encoding="utf-8") as log:
+            log.write("\n".join(temporaries) + "\n")
+        os._exit(1)
+
+    def setup(self, worker: Any) -> None:
+        import s3fs
+
+        replace, copy = os.replace, s3fs.S3FileSystem.copy
+        kill_once = self._kill_once
+
+        def replacing(source: Any, target: Any, **options: Any) -> None:
+            if str(source).endswith(".tmp"):
+                kill_once(str(source))
+            replace(source, target, **options)
+
+        def copying(fs: Any, source: str, target: str, **options: Any) -> Any:
+            staged = [str(path) for path in Path(tempfile.gettempdir()).glob("phi-wire-upload-*")]
+            kill_once(source, *staged)
+            return copy(fs, source, target, **options)
+
+        if self.at == "rename":
+            os.replace = replacing  # type: ignore[assignment]
+        else:
+            s3fs.S3FileSystem.copy = copying  # type: ignore[method-assign]
+
+
+def test_a_worker_killed_mid_write_leaves_no_temporary(tmp_path: Path, s3_server: S3) -> None:
+    """A worker process killed with its output written to a temporary, before the rename (or,
+    for an object, before the copy from its temporary key): its input is converted again
+    elsewhere, and when the run ends the run's temporaries are gone (beside the outputs, under
+    the prefix, and the worker's staging folder), while a user's file named like a temporary,
+    and another run's, stay. On main, the killed worker's temporary stayed."""
+    archive = str(CLARK / "valid" / "AgentMessage")
+    here = tmp_path / "here"
+    assert run_quiet("convert", "--to", "phi-core", "--quiet", archive, "-o", str(here)) == 0
+    there = tmp_path / "there"
+    there.mkdir()
+    users = [there / ".notes.json.0123456789ab.tmp", there / ".a.phi-wire-other.0123456789ab.tmp"]
+    for path in users:
+        path.write_bytes(b"mine")
+    bucket = s3_server.bucket()
+    s3_server.put(f"s3://{bucket}/out/.notes.json.0123456789ab.tmp", b"mine")
+    with local_cluster() as cluster, Client(cluster) as fresh:
+        for out, at in ((str(there), "rename"), (f"s3://{bucket}/out/", "copy")):
+            faults = tmp_path / at
+            faults.mkdir()
+            distributed = on_dask.convert(archive, target="phi-core", out=out, client=fresh)
+            fresh.register_plugin(KillMidWrite(faults, at))
+            outcomes, _ = distributed.compute()
+            assert (faults / "killed").exists()
+            assert len(outcomes) == len(distributed.inputs)
+            assert all(outcome.converted is not None for outcome in outcomes)
+            left = (faults / "temporaries").read_text().splitlines()
+            ours = [name for name in left if distributed.tag in name]
+            assert ours[0] == left[0] and ours[0].endswith(".tmp")  # the temporary, then staging
+            assert len(ours) >= (2 if at == "copy" else 1)
+            assert not [name for name in ours if os.path.exists(name)]
+    assert local_files(there) == {**local_files(here), **{p.name: b"mine" for p in users}}
+    keys = [key.rpartition("/")[2] for key in s3_server.filesystem().find(f"{bucket}/out/")]
+    assert [key for key in keys if key.endswith(".tmp")] == [".notes.json.0123456789ab.tmp"]
+    assert len(keys) == len(local_files(here)) + 1
 
 
 def run_quiet(*args: str) -> int:

@@ -5,6 +5,7 @@ the cluster case from the measurements.
 
     python tools/bench_dask.py [--size-mb 500] [--files 16] [--s3-mb 100] [--repeat 3]
                                [--memory-mb 50] [--workdir DIR] [--version 0.8]
+                               [--beside OTHER_PYTHON] [--s3-only]
 
 It writes its own input (``tools/bench_validate.py``'s: JSONL of the AgentEvents and
 AgentMessages of phi-core's recorded main session, loop ids varied): ``--size-mb`` in ``--files``
@@ -15,8 +16,13 @@ archive: ``phi_wire.dask.validate(...).compute()`` on a running cluster of one w
 apart), and ``phi-wire validate --jobs 2`` as a fresh process (wall time). The load average before
 and after is printed: the machine is shared. Memory: each worker's peak RSS (``VmHWM``) after a
 run of ``--memory-mb`` and after one of ``--size-mb``, on fresh one-worker clusters. S3: moto's
-server on 127.0.0.1 in this process, ``--s3-mb`` of the plain files uploaded, two workers reading
-them against the same files on disk. The model: one worker's throughput, the scheduler's cost per
+server on 127.0.0.1 in a process of its own (as a store is; on a 2-core machine its CPU still
+competes with the workers', so the server's CPU time is reported), ``--s3-mb`` of the plain files
+uploaded, two workers reading them against the same files on disk, with the CPU time per MB of
+the workers (the store's clients) and of this process beside the wall-time ratio; ``--beside
+PYTHON`` (main's venv) measures that Python's phi_wire in the same rounds, alternating child
+processes, and ``--s3-only`` measures only this (and the machine's two-process ceiling). The
+model: one worker's throughput, the scheduler's cost per
 task (the wall time of a few thousand empty tasks on the two workers), the block size that keeps
 that cost under 5% of a task, and the workers that validate 1 TB in an hour. Beside them, what two
 CPU-bound processes get out of the machine (``bench_validate``'s probe: the ceiling of any 2x).
@@ -39,10 +45,11 @@ import argparse
 import functools
 import gzip
 import itertools
-import logging
+import json
 import math
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -166,7 +173,16 @@ def main() -> None:
     default = os.environ.get("PHI_WIRE_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     parser.add_argument("--fixtures", type=Path, default=Path(default))
     parser.add_argument("--convert", action="store_true", help="measure the converter instead")
+    parser.add_argument("--s3-only", action="store_true", help="measure S3 against local only")
+    parser.add_argument(
+        "--beside", default=None, help="another Python (main's venv): its S3 figures alongside"
+    )
+    parser.add_argument("--s3-child", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.s3_child is not None:  # one round of --beside: the figures as one JSON line
+        command("--version", args.version, str(min(args.s3_child.iterdir())))  # its cache
+        print(json.dumps(s3_rounds(args.s3_child, args.s3_mb, 1, args.version)))
+        return
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
     if args.convert:
@@ -183,6 +199,13 @@ def main() -> None:
 def run(work: Path, lines: list[str], args: argparse.Namespace) -> None:
     plain, packed = work / "plain", work / "gzip"
     size = write_archive(plain, lines, args.size_mb, args.files) / 1e6
+    if args.s3_only:
+        print(f"input: {size:.0f} MB in {args.files} plain JSONL files; before: {load()}")
+        command("--version", args.version, str(plain / "events-000.jsonl"))  # the cache
+        measure_s3(plain, args, args.version)
+        print(f"  the machine itself: {machine_scaling(args.repeat)}")
+        print(f"after: {load()}")
+        return
     gzipped(plain, packed)
     packed_size = sum(path.stat().st_size for path in packed.iterdir()) / 1e6
     print(f"input: {size:.0f} MB in {args.files} plain JSONL files; gzipped {packed_size:.0f} MB")
@@ -257,52 +280,159 @@ def measure_memory(work: Path, lines: list[str], args: argparse.Namespace, versi
     )
 
 
-def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
-    """Two workers on objects in moto's S3 server on 127.0.0.1 against the same local files."""
-    import s3fs  # type: ignore[import-untyped]
-    from moto.server import ThreadedMotoServer
+class S3Server:
+    """moto's S3 server on 127.0.0.1 in a process of its own (as a real store is: its CPU is not
+    the benchmark's, though on a small machine it competes with the workers for the cores), with
+    the environment that points s3fs (and the workers started after it) at it."""
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="bench",
-        AWS_SECRET_ACCESS_KEY="bench",
-        AWS_DEFAULT_REGION="us-east-1",
-        AWS_ENDPOINT_URL=f"http://{host}:{port}",
-    )
+    def __init__(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.process.kill()
+                    raise SystemExit("moto's S3 server did not start") from None
+                time.sleep(0.1)
+        os.environ.update(
+            AWS_ACCESS_KEY_ID="bench",
+            AWS_SECRET_ACCESS_KEY="bench",
+            AWS_DEFAULT_REGION="us-east-1",
+            AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}",
+        )
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user and system, all its threads)."""
+        return process_cpu_seconds(self.process.pid)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def workers_cpu_seconds(client: Any) -> float:
+    """The CPU time the cluster's worker processes have used so far, in all."""
+    return float(sum(client.run(time.process_time).values()))
+
+
+def s3_rounds(plain: Path, megabytes: int, repeat: int, version: str) -> dict[str, float]:
+    """Two workers on ``megabytes`` of the plain files as objects in moto's server (its own
+    process) and as the same files on disk, ``repeat`` interleaved rounds: the medians of the
+    wall time, of the workers' and of this process's CPU time per run, and the server's CPU time
+    per S3 run; ``total``: the bytes read per run."""
+    import s3fs  # type: ignore[import-untyped]
+
+    server = S3Server()
     try:
         fs = s3fs.S3FileSystem(skip_instance_cache=True)
         fs.mkdir("bench")
-        chosen = local_folder = plain.parent / "s3-local"
-        local_folder.mkdir()
+        local_folder = Path(tempfile.mkdtemp(prefix="s3-local-", dir=plain.parent))
         total = 0
         for path in sorted(plain.iterdir()):
-            if total >= args.s3_mb * 1e6:
+            if total >= megabytes * 1e6:
                 break
-            os.link(path, chosen / path.name)
+            os.link(path, local_folder / path.name)
             fs.put(str(path), f"bench/data/{path.name}")
             total += path.stat().st_size
         local, client = cluster(2)  # after the environment: the workers find the server
-        first = "s3://" + min(fs.ls("bench/data"))
-        on_dask(client, first, version)  # the workers import s3fs and connect once, not timed
-        medians = rounds(
-            args.repeat,
-            {
-                "local": lambda: on_dask(client, str(local_folder), version),
-                "s3": lambda: on_dask(client, "s3://bench/data/", version),
-            },
-        )
-        client.close()
-        local.close()
-        print(
-            f"S3 on 127.0.0.1 ({total / 1e6:.0f} MB, 2 workers, medians of {args.repeat}): "
-            f"local {total / 1e6 / medians['local']:.1f} MB/s, S3 {total / 1e6 / medians['s3']:.1f}"
-            f" MB/s: {medians['local'] / medians['s3']:.2f}x the local throughput (goal >= 0.8x)"
-        )
+        try:
+            first = "s3://" + min(fs.ls("bench/data"))
+            on_dask(client, first, version)  # the workers import s3fs and connect once, not timed
+            figures: dict[str, list[float]] = {}
+
+            def measured(label: str, path: str) -> Callable[[], float]:
+                def case() -> float:
+                    workers, here = workers_cpu_seconds(client), time.process_time()
+                    served = server.cpu_seconds()
+                    elapsed = on_dask(client, path, version)
+                    figures.setdefault(f"{label} workers cpu", []).append(
+                        workers_cpu_seconds(client) - workers
+                    )
+                    figures.setdefault(f"{label} driver cpu", []).append(time.process_time() - here)
+                    figures.setdefault(f"{label} server cpu", []).append(
+                        server.cpu_seconds() - served
+                    )
+                    return elapsed
+
+                return case
+
+            walls = rounds(
+                repeat,
+                {
+                    "local": measured("local", str(local_folder)),
+                    "s3": measured("s3", "s3://bench/data/"),
+                },
+            )
+        finally:
+            client.close()
+            local.close()
+            shutil.rmtree(local_folder)
     finally:
         server.stop()
+    medians = {name: statistics.median(found) for name, found in figures.items()}
+    return {**walls, **medians, "total": float(total)}
+
+
+def report_s3(figures: dict[str, float], label: str, repeat: int) -> None:
+    megabytes = figures["total"] / 1e6
+    local, s3 = figures["local"], figures["s3"]
+    print(
+        f"S3 on 127.0.0.1, {label} ({megabytes:.0f} MB, 2 workers, medians of {repeat}): local "
+        f"{megabytes / local:.1f} MB/s, S3 {megabytes / s3:.1f} MB/s: **{local / s3:.2f}x** the "
+        f"local throughput (goal >= 0.8x)"
+    )
+    per_mb = {key: 1e3 * value / megabytes for key, value in figures.items() if "cpu" in key}
+    workers = per_mb["s3 workers cpu"] / per_mb["local workers cpu"]
+    print(
+        f"  CPU per MB: the workers {per_mb['local workers cpu']:.1f} ms local, "
+        f"{per_mb['s3 workers cpu']:.1f} ms S3 ({workers:.2f}x);"
+        f" this process {per_mb['local driver cpu']:.2f} / {per_mb['s3 driver cpu']:.2f} ms; the "
+        f"server {figures['s3 server cpu']:.2f} s per S3 run ({per_mb['s3 server cpu']:.1f} ms/MB, "
+        f"{100 * figures['s3 server cpu'] / s3 / (os.cpu_count() or 1):.0f}% of the machine's "
+        f"{os.cpu_count()} cores during it; {figures['local server cpu']:.2f} s during a local run)"
+    )
+    print(
+        f"  CPU-bound view: the workers' CPU per MB, local over S3, is "
+        f"{figures['local workers cpu'] / figures['s3 workers cpu']:.2f}x (the throughput S3 keeps "
+        f"when the store's CPU is not on the workers' cores)"
+    )
+
+
+def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
+    """Two workers on objects in moto's S3 server on 127.0.0.1 (a process of its own) against
+    the same local files; with ``--beside PYTHON``, that Python's phi_wire measured the same way
+    in the same rounds (each round a child process per package, alternating)."""
+    if not args.beside:
+        report_s3(s3_rounds(plain, args.s3_mb, args.repeat, version), "this package", args.repeat)
+        return
+    found: dict[str, list[dict[str, float]]] = {"this package": [], args.beside: []}
+    for _ in range(args.repeat):
+        for python, label in ((sys.executable, "this package"), (args.beside, args.beside)):
+            child = subprocess.run(
+                [python, __file__, "--s3-child", str(plain), "--s3-mb", str(args.s3_mb),
+                 "--version", version],
+                check=True, capture_output=True, text=True,
+            )  # fmt: skip
+            found[label].append(json.loads(child.stdout.splitlines()[-1]))
+    for label, runs in found.items():
+        medians = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+        report_s3(medians, f"phi_wire of {label}", args.repeat)
 
 
 def run_convert(work: Path, args: argparse.Namespace) -> None:

@@ -162,10 +162,21 @@ def convert_on_dask(
         )
         for line in walk_errors:
             report.error(line)
-        with connected(args.dask) as client:
+        tag = on_dask.new_tag()  # the run's temporaries, removed when it ends (a killed worker's)
+        with (
+            connected(args.dask) as client,
+            on_dask.swept(on_dask.temporaries_in(outputs), tag, client),
+        ):
             try:
                 outcomes_bag, _, _ = on_dask.conversion_graph(
-                    inputs, walk_errors, outputs, args.source, args.target[0], args.target[1], seen
+                    inputs,
+                    walk_errors,
+                    outputs,
+                    args.source,
+                    args.target[0],
+                    args.target[1],
+                    seen,
+                    tag,
                 )
             except OSError as error:
                 raise UsageError(f"{outputs.folder}: cannot create the folder ({error})") from None

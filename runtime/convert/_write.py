@@ -15,6 +15,9 @@
   temporary file, then uploaded whole or not at all (``phi_wire.remote.upload_atomically``: under
   a temporary key, copied to the final one, the temporary key deleted): no partial object is ever
   under the final name.
+* A process killed mid-write leaves its temporary (never a partial file under the final name);
+  a run given a ``tag`` puts it in every temporary's name, so that it can sweep its own
+  (``phi_wire.dask``'s conversion does, when it ends), never a user's file.
 """
 
 from __future__ import annotations
@@ -60,14 +63,17 @@ class AtomicFile:
     as it was. Text is written UTF-8, gzip-compressed when the name ends ``.gz``. A URL's file
     is written locally, then uploaded by ``commit`` (``path``: the URL, a ``str``)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], tag: str = "") -> None:
         self.path: Path | str = Path(path)
+        self._tag = tag
+        """The run's tag in the temporaries' names (``remote.temporary_name``): a run that
+        sweeps what a killed process left finds its own by it."""
         self._url: str | None = None
         self._staging: str | None = None
         if remote.is_url(os.fspath(path)):
             self.path = self._url = os.fspath(path)
             remote.require(self._url)  # MissingExtra before anything is written
-            self._staging = tempfile.mkdtemp(prefix="phi-wire-upload-")
+            self._staging = tempfile.mkdtemp(prefix=remote.staging_prefix(tag))
             self.target = Path(self._staging) / self._url.rpartition("/")[2]
         else:
             self.target = resolved(path)
@@ -75,7 +81,7 @@ class AtomicFile:
         self._packer = zlib.compressobj(6, zlib.DEFLATED, _GZIP) if gzipped else None
         self._pending: list[bytes] = []
         self._pending_bytes = 0
-        self._descriptor, self._temporary = _open_beside(self.target)
+        self._descriptor, self._temporary = _open_beside(self.target, tag)
         self._open = True
 
     def write(self, text: str) -> None:
@@ -100,7 +106,7 @@ class AtomicFile:
             _sync_folder(self.target.parent)
             return
         try:
-            remote.upload_atomically(self.target, self._url)
+            remote.upload_atomically(self.target, self._url, self._tag)
         finally:
             self._unstage()
 
@@ -139,12 +145,13 @@ class AtomicFile:
             self.abort()
 
 
-def write_atomically(path: str | os.PathLike[str], chunks: Iterable[str]) -> None:
+def write_atomically(path: str | os.PathLike[str], chunks: Iterable[str], tag: str = "") -> None:
     """Write ``chunks`` to ``path`` as ``AtomicFile`` does: whole or not at all (``OSError`` or
     whatever the chunks raised goes to the caller, the target untouched, no temporary file
     left), through a symbolic link, with the umask's mode (a file written over: its own), gzip
-    for a ``.gz`` name; a URL uploaded once complete."""
-    with AtomicFile(path) as out:
+    for a ``.gz`` name; a URL uploaded once complete. ``tag``: the run's, in the temporaries'
+    names."""
+    with AtomicFile(path, tag) as out:
         for chunk in chunks:
             out.write(chunk)
         out.commit()
@@ -154,7 +161,7 @@ def _gzipped(path: Path) -> bool:
     return path.name.lower().endswith(".gz")
 
 
-def _open_beside(target: Path) -> tuple[int, Path]:
+def _open_beside(target: Path, tag: str = "") -> tuple[int, Path]:
     """A new temporary file in ``target``'s folder (a rename within one file system is atomic):
     its descriptor and path. Created with ``0666`` (the umask applies); given ``target``'s
     permission bits when ``target`` exists."""
@@ -163,7 +170,7 @@ def _open_beside(target: Path) -> tuple[int, Path]:
         kept = stat.S_IMODE(os.stat(target).st_mode) & 0o777
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        temporary = target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp"
+        temporary = target.parent / remote.temporary_name(target.name, tag)
         try:
             descriptor = os.open(temporary, flags, _NEW_FILE_MODE)
         except FileExistsError:

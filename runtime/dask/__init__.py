@@ -33,6 +33,10 @@ cluster, and a loss report file:
     run = convert("s3://logs/2025-*/", target="phi-core", out="s3://logs-v10/",
                   loss_report="s3://logs-v10/losses.jsonl", client=client)
     outcomes, totals = run.compute()       # each input's Outcome; totals.kinds: losses per kind
+
+A worker killed mid-write leaves a temporary (never a partial output): the run's temporaries
+carry its own tag (``new_tag``), and ``compute`` removes them when it ends (``swept``), from the
+output folder or prefix and from each worker's staging folder; nothing else is touched.
 """
 
 from __future__ import annotations
@@ -67,8 +71,16 @@ from phi_wire.validate.parts import (
     walked,
 )
 
-from ._convert import ConvertTotals, DaskConversion, Outcome, conversion_graph, convert
+from ._convert import (
+    ConvertTotals,
+    DaskConversion,
+    Outcome,
+    conversion_graph,
+    convert,
+    temporaries_in,
+)
 from ._extra import require
+from ._sweep import new_tag, swept
 
 if TYPE_CHECKING:
     from dask.bag import Bag
@@ -85,7 +97,10 @@ __all__ = [
     "Summary",
     "conversion_graph",
     "convert",
+    "new_tag",
     "require",
+    "swept",
+    "temporaries_in",
     "validate",
 ]
 

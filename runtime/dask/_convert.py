@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,13 +38,22 @@ from phi_wire.convert import (
 )
 
 from ._extra import require
+from ._sweep import new_tag, swept
 
 if TYPE_CHECKING:
     from dask.bag import Bag
     from dask.delayed import Delayed
     from distributed import Client
 
-__all__ = ["KINDS", "REDUCE_EVERY", "ConvertTotals", "DaskConversion", "Outcome", "convert"]
+__all__ = [
+    "KINDS",
+    "REDUCE_EVERY",
+    "ConvertTotals",
+    "DaskConversion",
+    "Outcome",
+    "convert",
+    "temporaries_in",
+]
 
 KINDS = ("dropped", "invented", "changed")
 REDUCE_EVERY = 16
@@ -99,10 +109,12 @@ def convert_one(
     version: str | None,
     outputs: Outputs,
     inputs_seen: frozenset[Any],
+    tag: str = "",
 ) -> Outcome:
     """One input read, converted and written where ``outputs`` says (as ``phi-wire convert``
     does it): its ``Outcome``. ``size``: a URL's size from the listing (one GET reads it);
-    ``inputs_seen``: the inputs' identities (``(device, inode)``, or a URL), never written over."""
+    ``inputs_seen``: the inputs' identities (``(device, inode)``, or a URL), never written over;
+    ``tag``: the run's, in the names of the temporaries (swept when the run ends)."""
     name, under = named
     try:
         converted = convert_input(read_input(name, size), source, target, version)
@@ -118,7 +130,7 @@ def convert_one(
     try:
         if isinstance(where, Path):  # a URL's object needs no folder
             where.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(where, [converted.text])
+        write_atomically(where, [converted.text], tag)
     except OSError as error:
         reason = error.strerror or error
         return Outcome(name, None, "", f"{where}: cannot write ({reason}): not written", True)
@@ -127,8 +139,6 @@ def convert_one(
 
 
 def _identity(name: str | Path) -> tuple[int, int] | str | None:
-    import os
-
     if isinstance(name, str) and remote.is_url(name):
         return name
     if name == "-":
@@ -161,13 +171,17 @@ def _joined(parts: list[ConvertTotals]) -> ConvertTotals:
 
 
 def write_loss_report(
-    where: str, outcomes: Sequence[Outcome], walk_errors: Sequence[str], totals: ConvertTotals
+    where: str,
+    outcomes: Sequence[Outcome],
+    walk_errors: Sequence[str],
+    totals: ConvertTotals,
+    tag: str = "",
 ) -> str:
     """The loss report at ``where`` (a path or a URL), whole or not at all: one JSON record per
     line, as ``phi-wire convert --loss-report`` writes them: each error (``kind`` ``"error"``),
     each loss (``file``, ``line``, ``pointer``, ``kind``, ``reason``), then ``{"summary": ...}``
     with the totals. Returns ``where``."""
-    with AtomicFile(where) as report:
+    with AtomicFile(where, tag) as report:
         for line in walk_errors:
             report.write(_record("", 0, "", "error", line))
         for outcome in outcomes:
@@ -201,6 +215,7 @@ class DaskConversion:
         outputs: Outputs,
         graph: tuple[Bag, Delayed, Delayed | None],
         client: Client | None,
+        sweeping: tuple[str, list[tuple[str, bool]]] = ("", []),
     ) -> None:
         self.inputs = inputs
         self.walk_errors = walk_errors
@@ -208,6 +223,9 @@ class DaskConversion:
         self.outputs = outputs
         self.outcomes, self.totals, self.report = graph
         self.client = client
+        self.tag, self.places = sweeping
+        """The run's tag in its temporaries' names, and where they may be (``temporaries_in``):
+        what a worker killed mid-write left there is removed when ``compute`` ends."""
 
     def compute(self) -> tuple[list[Outcome], ConvertTotals]:
         """The outcomes (in input order) and the totals (the walk's errors counted in); the
@@ -220,10 +238,11 @@ class DaskConversion:
         # unoptimised: Dask optimises a bag's graph apart from a delayed's, and would fuse each
         # conversion into the bag's tasks while the totals ran it again (every input converted
         # and written twice)
-        if self.client is not None:
-            results = self.client.gather(self.client.compute(wanted, optimize_graph=False))
-        else:
-            results = compute(*wanted, optimize_graph=False)
+        with swept(self.places, self.tag, self.client):
+            if self.client is not None:
+                results = self.client.gather(self.client.compute(wanted, optimize_graph=False))
+            else:
+                results = compute(*wanted, optimize_graph=False)
         return list(results[0]), results[1]
 
 
@@ -257,15 +276,38 @@ def convert(
     seen = frozenset(
         found for found in map(_identity, [*names, *(n.name for n in inputs)]) if found
     )
+    tag = new_tag()
     outcomes, totals, done = conversion_graph(
-        inputs, walk_errors, outputs, source, target, version, seen
+        inputs, walk_errors, outputs, source, target, version, seen, tag
     )
     report = None
     if loss_report is not None:
         from dask.delayed import delayed
 
-        report = delayed(write_loss_report, pure=False)(loss_report, done, walk_errors, totals)
-    return DaskConversion(inputs, walk_errors, outputs, (outcomes, totals, report), client)
+        report = delayed(write_loss_report, pure=False)(loss_report, done, walk_errors, totals, tag)
+    places = temporaries_in(outputs, loss_report)
+    graph = (outcomes, totals, report)
+    return DaskConversion(inputs, walk_errors, outputs, graph, client, (tag, places))
+
+
+def temporaries_in(outputs: Outputs, loss_report: str | None = None) -> list[tuple[str, bool]]:
+    """Where a run's temporaries can be, as ``(place, under)`` pairs for ``swept``: the output
+    folder or prefix with its sub-folders, else the folder of the output file (and of the loss
+    report) alone."""
+    places: list[tuple[str, bool]] = []
+    if outputs.url is not None:
+        url = outputs.url
+        places.append((url, True) if outputs.url_folder else (url.rpartition("/")[0] + "/", False))
+    elif outputs.folder is not None:
+        places.append((str(outputs.folder), True))
+    elif outputs.file is not None:
+        places.append((os.path.dirname(os.path.realpath(outputs.file)), False))
+    if loss_report is not None:
+        if remote.is_url(loss_report):
+            places.append((loss_report.rpartition("/")[0] + "/", False))
+        else:
+            places.append((os.path.dirname(os.path.realpath(loss_report)), False))
+    return places
 
 
 def conversion_graph(
@@ -276,10 +318,12 @@ def conversion_graph(
     target: str,
     version: str | None,
     inputs_seen: frozenset[Any],
+    tag: str = "",
 ) -> tuple[Bag, Delayed, list[Delayed]]:
     """The tasks: one ``convert_one`` per input (keys ``convert-RUN-I``; the third item), the
     outcomes as a bag (one partition per input), and a tree of tasks adding up their totals
-    with the walk's errors."""
+    with the walk's errors. ``tag``: in the names of the run's temporaries (``new_tag``; the
+    caller sweeps them, ``swept``)."""
     from dask.bag import from_delayed
     from dask.delayed import delayed
 
@@ -295,6 +339,7 @@ def conversion_graph(
             version,
             outputs,
             inputs_seen,
+            tag,
             dask_key_name=f"convert-{run_id}-{i}",
         )
         for i, named in enumerate(inputs)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
+from phi_wire import remote
 from phi_wire.recognise import Recognised
 
 from . import FAST_BUILD_MIN_BYTES, Validation, nothing_found, prepare_fast_paths
@@ -70,6 +71,9 @@ class Part(NamedTuple):
     build: bool = False
     """Whether the run's input is worth building the fast path for (a worker without it in its
     cache, on another machine, builds it once), as a local run of that input would."""
+    listed: tuple[remote.Listed, ...] = ()
+    """What the listing that found the part's objects said of them (size, ETag): the worker
+    reads them without a HEAD request each, and only the version listed."""
 
     @property
     def is_range(self) -> bool:
@@ -103,11 +107,11 @@ def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
     def flush() -> None:
         nonlocal batch, batch_bytes
         if batch:
-            parts.append(Part(tuple(batch), batch_bytes, build=build))
+            parts.append(Part(tuple(batch), batch_bytes, build=build, listed=_listed(batch)))
             batch, batch_bytes = [], 0
 
     for name, size in zip(run.names, sizes, strict=True):
-        ranges = _ranges(name, size, block_bytes, run.settings, build)
+        ranges = _ranges(name, size, block_bytes, run.settings, build, _listed([name]))
         if ranges:
             flush()
             parts += ranges
@@ -120,7 +124,20 @@ def split(run: Validation, block_bytes: int, workers: int = 1) -> list[Part]:
     return parts
 
 
-def _ranges(name: str, size: int, block_bytes: int, settings: Settings, build: bool) -> list[Part]:
+def _listed(names: list[str]) -> tuple[remote.Listed, ...]:
+    """What this process's listings said of the objects among ``names``."""
+    found = (remote.listed(name) for name in names if remote.is_url(name))
+    return tuple(listed for listed in found if listed is not None)
+
+
+def _ranges(
+    name: str,
+    size: int,
+    block_bytes: int,
+    settings: Settings,
+    build: bool,
+    listed: tuple[remote.Listed, ...],
+) -> list[Part]:
     """A big plain JSONL file's ranges (none for any other file)."""
     if size <= block_bytes or not is_plain_file(name):
         return []
@@ -143,6 +160,7 @@ def _ranges(name: str, size: int, block_bytes: int, settings: Settings, build: b
             tuple(head) if number == 0 else (),
             plan,
             build,
+            listed,
         )
         for number, (start, end) in enumerate(pairwise(bounds))
     ]
@@ -160,6 +178,8 @@ def judge(part: Part, settings: Settings, run_id: object = None) -> list[Outcome
         forget_folders()
         forget_plans()
         _RUN[0] = run_id
+    for found in part.listed:  # read as listed: no HEAD request, and that version only
+        remote.remember(found)
     if part.build and settings.format in (HOME_FORMAT, AUTO) and not settings.strict:
         # loaded from the cache the caller's split filled, or (another machine) built once here
         for lines in {part.is_range or named_layout(name) != DOCUMENT for name in part.names}:
