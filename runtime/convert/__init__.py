@@ -53,7 +53,7 @@ from ._inputs import (
     read_input,
 )
 from ._library import Document, Lost, convert_file, convert_stream
-from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
+from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting, with_sorted_keys
 from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
 from ._stream import NotStreamed, Stream, streamed
@@ -102,5 +102,6 @@ __all__ = [
     "reordered_by_sorting",
     "streamed",
     "to_session_file",
+    "with_sorted_keys",
     "write_atomically",
 ]

@@ -5,7 +5,9 @@ path, several times faster.
 An input is taken only when the fast path (``phi_wire.fastpath``) vouches for every document (the
 source's ``loads`` accepts it: no error to report) and no string escapes a lone surrogate half
 (which Python's ``json`` reads and cannot write); each document is then parsed once by
-``json.loads``, converted dict to dict and written by ``json.dumps`` in the target writer's form.
+``json.loads``, converted dict to dict (a pair without phi-core: through it, ``_fast.via_hub``)
+and written as the per-line seam writes (``_fast.dumped``: the dict converters build each object
+in the target writer's key order).
 A converter that meets what it cannot convert exactly (an unknown key, a null, a lax value...)
 raises ``FastUnsupported``, and the input takes the model path, whose losses name it.
 """
@@ -20,8 +22,9 @@ from typing import Any, NamedTuple
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
 from phi_wire.formats import HUB
 
-from ._fast import FastConverter, FastUnsupported, fast_converter
+from ._fast import FastConverter, FastUnsupported, dumped, fast_converter
 from ._inputs import Input
+from ._route import VIA_HUB
 from ._types import Loss
 
 __all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted"]
@@ -39,11 +42,10 @@ _TYPES = {
 }
 """format -> kind of input -> the wire types its documents are vouched as."""
 _HEADERS = {"operator-use": "SessionHeader"}
-_WRITERS: dict[str, Callable[[Any], str]] = {
-    HUB: json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode,
-}
-"""How a target writes a document the converters built: phi-core sorts every object's keys,
-compact, raw UTF-8 (``phi_wire.serde``: for the numbers the converters let through)."""
+_WRITERS: dict[str, Callable[[Any], str]] = {HUB: dumped, "clark-agent": dumped}
+"""How a target writes a document the converters built (in its writer's key order: phi-core's
+every object sorted), compact, raw UTF-8 (``phi_wire.serde``: for the numbers the converters let
+through)."""
 
 
 class FastConverted(NamedTuple):
@@ -56,7 +58,8 @@ class FastConverted(NamedTuple):
 
 
 def _converter(format: str, target: str, kind: str) -> FastConverter | None:
-    """The dict converter of a pair and kind of input (``_fast``'s table lookup); None: none."""
+    """The dict converter of a pair and kind of input (``_fast``'s table lookup, or the two
+    steps through phi-core); None: none."""
     own = target if format == HUB else format
     return fast_converter(format, target, kind) if own in _TYPES else None
 
@@ -111,8 +114,11 @@ def fast_converted(
         converted, losses = converter(_parsed(source), kind)
     except FastUnsupported:
         return None
-    if not source.lines:  # one document: its pointers have no index
-        losses = [loss._replace(pointer=loss.pointer[2:]) for loss in losses]
+    if not source.lines:  # one document: its pointers have no index (but those into phi-core's)
+        losses = [
+            loss if loss.reason.endswith(VIA_HUB) else loss._replace(pointer=loss.pointer[2:])
+            for loss in losses
+        ]
     write = _WRITERS[target]
     return FastConverted(
         [write(item) for item in converted], losses, [line for line, _ in source.documents]
