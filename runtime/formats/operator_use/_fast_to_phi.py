@@ -82,15 +82,15 @@ def to_phi_core_dicts(
 
 
 class _Entry:
-    """A session entry's dict read as the model's attributes (absent: None), for the tree walk."""
+    """A session entry's dict read as the model's attributes (absent: None), for the tree walk:
+    the dict itself is its ``__dict__``, so a read is a dict's."""
 
-    __slots__ = ("document",)
+    type = id = parent_id = target_id = timestamp = meta = None
+    thinking_level = model_id = provider_id = first_kept_entry_id = None
+    """What ``context_parts`` and ``session_sources`` read of an entry, None when absent."""
 
     def __init__(self, document: dict[str, Any]) -> None:
-        self.document = document
-
-    def __getattr__(self, key: str) -> Any:
-        return self.document.get(key)
+        self.__dict__ = document
 
 
 def _session_sources(
