@@ -1,20 +1,18 @@
 """A whole input converted without the models, where a format's folder has a dict converter for
-the pair (its ``convert`` module's ``FAST_CONVERTERS``): the same bytes and losses as the model
-path, several times faster.
+the pair (its ``convert`` module's ``FAST_CONVERTERS``; a pair without phi-core: the two steps
+through it, ``_fast.via_hub``): the same bytes and losses as the model path, several times faster.
 
 An input is taken only when the fast path (``phi_wire.fastpath``) vouches for every document (the
 source's ``loads`` accepts it: no error to report) and no string escapes a lone surrogate half
-(which Python's ``json`` reads and cannot write); each document is then parsed once by
-``json.loads``, converted dict to dict (a pair without phi-core: through it, ``_fast.via_hub``)
-and written as the per-line seam writes (``_fast.dumped``: the dict converters build each object
-in the target writer's key order).
+(which Python's ``json`` reads and cannot write); the documents are then parsed and written as
+the per-line seam parses and writes them (``_fast.parsed``: the values ``json.loads`` gives;
+``_fast.dumped``: the dict converters build each object in the target writer's key order).
 A converter that meets what it cannot convert exactly (an unknown key, a null, a lax value...)
 raises ``FastUnsupported``, and the input takes the model path, whose losses name it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -22,7 +20,7 @@ from typing import Any, NamedTuple
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
 from phi_wire.formats import HUB
 
-from ._fast import FastConverter, FastUnsupported, dumped, fast_converter
+from ._fast import FastConverter, FastUnsupported, dumped, fast_converter, parsed
 from ._inputs import Input
 from ._route import VIA_HUB
 from ._types import Loss
@@ -92,11 +90,12 @@ def _vouched(source: Input, format: str, version: str, kind: str) -> bool:
 
 
 def _parsed(source: Input) -> list[Any]:
-    """Each document of the input, parsed (all in one ``json.loads``: one call per line costs
-    more than the parse of a short line)."""
+    """Each document of the input, parsed by the per-line seam's reader (``_fast.parsed``: the
+    values ``json.loads`` gives), all in one call: one call per line costs more than the parse
+    of a short line."""
     if not source.lines:
-        return [json.loads(source.data)]
-    return json.loads(b"[" + b",".join(text for _, text in source.documents) + b"]")  # type: ignore[no-any-return]
+        return [parsed(source.data)]
+    return parsed(b"[" + b",".join(text for _, text in source.documents) + b"]")  # type: ignore[no-any-return]
 
 
 def fast_converted(
@@ -112,7 +111,7 @@ def fast_converted(
         return None
     try:
         converted, losses = converter(_parsed(source), kind)
-    except FastUnsupported:
+    except (FastUnsupported, ValueError):  # ValueError: what the reader does not take
         return None
     if not source.lines:  # one document: its pointers have no index (but those into phi-core's)
         losses = [

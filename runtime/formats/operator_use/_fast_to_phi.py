@@ -24,7 +24,6 @@ from ._fast import (
     FastUnsupported,
     fields_of,
     free_value,
-    integer,
     known,
     number,
     text,
@@ -46,6 +45,7 @@ _TEXT_KEYS = fields_of(ou.TextContent)
 _STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
 _TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
 _COST_KEYS = tuple(ou.UsageCost.model_fields)
+_COUNT_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 _TREE_ENTRIES: dict[str, type[BaseModel]] = {
     "message": ou.MessageEntry,
     "model_change": ou.ModelChangeEntry,
@@ -169,13 +169,11 @@ def _message(message: Any) -> dict[str, Any]:
         stop_reason = text(message, "stop_reason", "stop")
         if stop_reason not in _STOP_REASONS:
             raise FastUnsupported("stop_reason")
-        written["usage"] = {
-            "input_tokens": integer(usage, "input_tokens", 0),
-            "output_tokens": integer(usage, "output_tokens", 0),
-            "cache_read_tokens": integer(usage, "cache_read_tokens", 0),
-            "cache_write_tokens": integer(usage, "cache_write_tokens", 0),
-            "cost": _costs(cost),
-        }
+        counts = {key: usage.get(key, 0) for key in _COUNT_KEYS}
+        if not all(type(count) is int for count in counts.values()):
+            raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
+        counts["cost"] = _costs(cost)
+        written["usage"] = counts
         written["stop_reason"] = stop_reason
         written["error"] = text(message, "error", "")
     return written

@@ -221,6 +221,13 @@ def phi_dicts(
 
 def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
     """Float seconds as u64 milliseconds; a loss when the milliseconds do not give them back."""
+    if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
+        # the usual time, first (what the checks below let through to the rounding: not NaN,
+        # not infinite, in range)
+        milliseconds = round(seconds * 1000)
+        if milliseconds / 1000 != seconds:
+            losses.add(pointer, "changed", "rounded to whole milliseconds (phi-core: u64 ms)")
+        return milliseconds
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) or math.isnan(seconds):
         losses.add(pointer, "changed", "not a number (NaN is written null): 0 ms")
         return 0
@@ -318,23 +325,23 @@ def _tool_result_to_phi(
     }
 
 
+_USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""Operator-Use's counts, in the order their losses come."""
+
+
 def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
-    counts: dict[str, int] = {}
-    for source, target in (
-        ("input_tokens", "input"),
-        ("output_tokens", "output"),
-        ("cache_read_tokens", "cache_read"),
-        ("cache_write_tokens", "cache_write"),
-    ):
-        count = usage[source]
+    counts = [usage[source] for source in _USAGE_COUNTS]
+    for index, count in enumerate(counts):
         if not 0 <= count <= U64_MAX:
-            losses.add(f"{pointer}/{source}", "changed", "outside phi-core's u64: clamped")
-            count = min(max(count, 0), U64_MAX)
-        counts[target] = count
+            losses.add(
+                f"{pointer}/{_USAGE_COUNTS[index]}", "changed", "outside phi-core's u64: clamped"
+            )
+            counts[index] = min(max(count, 0), U64_MAX)
     for key, amount in usage["cost"].items():
-        if amount != 0 or math.copysign(1.0, amount) < 0:
+        if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
             losses.add(f"{pointer}/cost/{key}", "dropped", "phi-core usage has no cost")
-    return {key: counts[key] for key in ("cache_read", "cache_write", "input", "output")}
+    read, write = counts[2:]
+    return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
 
 def _stop_reason_to_phi(pointer: str, reason: str, losses: _Losses) -> str:
