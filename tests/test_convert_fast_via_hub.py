@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ import pytest
 from command import run
 from hypothesis import given
 from hypothesis import strategies as st
+from schema_strategies import from_schema
+from test_convert_fast import corpus_lines
+from test_convert_fast import corruptions as clark_corruptions
 from test_convert_fast_operator_use import (
     EXAMPLES,
     FIRST_LANE,
@@ -35,6 +39,7 @@ from test_convert_fast_operator_use import (
     session_messages,
 )
 
+import phi_wire.clark_agent as clark
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
 from phi_wire.convert import VIA_HUB, fast_converter, via_hub
@@ -214,3 +219,56 @@ def test_every_report_is_the_same_whether_losses_are_placed_at_once_or_when_read
         monkeypatch.setattr(convert_files, "fast_converted", real)
         assert fast == models
         assert fast[0] == 0 and "losses" in fast[1] + fast[2]
+
+
+# --- clark-agent -> Operator-Use: clark-agent's converter to phi-core, then phi-core's to ------
+# Operator-Use (``("phi-core", "operator-use", "AgentMessage")``, when its table has one)
+
+FROM_PHI_TO_OPERATOR_USE = ("phi-core", "operator-use", "AgentMessage") in OPERATOR_USE_CONVERTERS
+CLARK_LINES = corpus_lines("clark-agent", ("0.4.0",), {"AgentMessage"}, jsonl_only=True)
+
+
+@pytest.fixture
+def from_clark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Both:
+    # a row without its timestamp is stamped with the time of reading: one clock for both runs
+    frozen = time.time_ns()
+    monkeypatch.setattr(time, "time_ns", lambda: frozen)
+    return Both(tmp_path, monkeypatch, target="operator-use")
+
+
+def history(lines: list[bytes]) -> bytes:
+    return b"".join(line + b"\n" for line in lines)
+
+
+def test_a_clark_agent_history_converts_to_operator_use_the_same_without_the_models(
+    from_clark: Both,
+) -> None:
+    """The corpus' rows as one history and each alone, and their corruptions (an unknown key, a
+    null, edge numbers, a missing timestamp, escapes, ``-0``...): the same session file and
+    losses both ways; the whole history fast when phi-core has a converter to Operator-Use."""
+    assert len(CLARK_LINES) >= 19
+    from_clark.check(history(CLARK_LINES), "history.jsonl", "clark-agent")
+    assert (from_clark.taken == ["history.jsonl"]) == FROM_PHI_TO_OPERATOR_USE
+    for seed, line in enumerate(CLARK_LINES):
+        from_clark.check(history([line, line]), f"{seed}.jsonl", "clark-agent")
+        for index, variant in enumerate(clark_corruptions(line, seed)):
+            lines = [*CLARK_LINES[:seed], variant, *CLARK_LINES[seed + 1 :]]
+            from_clark.check(history(lines), f"{seed}-{index}.jsonl", "clark-agent")
+
+
+def test_a_streamed_formats_lines_go_whole_only_through_phi_core() -> None:
+    """clark-agent's lines stream to and from phi-core (the per-line seam): the whole-input
+    path takes them only on their way to another format."""
+    assert fast_whole._converter("clark-agent", "phi-core", "AgentMessage") is None
+    assert fast_whole._converter("phi-core", "clark-agent", "AgentMessage") is None
+    found = fast_whole._converter("clark-agent", "operator-use", "AgentMessage")
+    assert (found is not None) == FROM_PHI_TO_OPERATOR_USE
+
+
+@EXAMPLES
+@given(st.lists(from_schema(clark.schema(clark.AgentMessage)), min_size=1, max_size=3))
+def test_generated_clark_agent_rows_convert_to_operator_use_the_same_without_the_models(
+    from_clark: Both, generated: list[Any]
+) -> None:
+    lines = [compact(document).encode("utf-8", "surrogatepass") for document in generated]
+    from_clark.check(history(lines), "generated.jsonl", "clark-agent")

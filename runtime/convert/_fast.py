@@ -48,6 +48,7 @@ __all__ = [
     "dumped",
     "fast_converter",
     "line_path",
+    "negative_zero",
     "parsed",
     "pointer_of",
     "runs",
@@ -200,7 +201,7 @@ def absent_nulls(format: str, version: str) -> AbsentNulls | None:
     return AbsentNulls(shapes) if shapes else None
 
 
-def _negative_zero(text: bytes) -> bool:
+def negative_zero(text: bytes) -> bool:
     """Whether a compact line has the number ``-0`` (a value: after ``:``, ``,`` or ``[``)."""
     return any(text[found.start() - 1] in b":,[" for found in _NEGATIVE_ZERO.finditer(text))
 
@@ -217,7 +218,7 @@ def runs(
     state = True
     for item in lines:
         text = item[1]
-        vouched = vouches(text) and (b"-0" not in text or not _negative_zero(text))
+        vouched = vouches(text) and (b"-0" not in text or not negative_zero(text))
         if vouched is not state and run:
             yield state, run
             run = []

@@ -20,7 +20,15 @@ from typing import Any, NamedTuple
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
 from phi_wire.formats import HUB
 
-from ._fast import FastConverter, FastUnsupported, dumped, fast_converter, parsed
+from ._fast import (
+    FastConverter,
+    FastUnsupported,
+    absent_nulls,
+    dumped,
+    fast_converter,
+    negative_zero,
+    parsed,
+)
 from ._inputs import Input
 from ._route import VIA_HUB
 from ._types import Loss
@@ -37,8 +45,13 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 _TYPES = {
     "operator-use": {"AgentMessage": ("AgentMessage",), "SessionFile": ("SessionFileEntry",)},
+    "clark-agent": {"AgentMessage": ("AgentMessage",)},
 }
 """format -> kind of input -> the wire types its documents are vouched as."""
+_STREAMED = frozenset({"clark-agent"})
+"""The formats whose lines stream to and from phi-core (``_batches``): read whole here only on
+their way through phi-core to a format that needs the whole input (Operator-Use's session
+file), and then checked as the per-line seam checks a vouched line (``_plain``)."""
 _HEADERS = {"operator-use": "SessionHeader"}
 _WRITERS: dict[str, Callable[[Any], str]] = {HUB: dumped, "clark-agent": dumped}
 """How a target writes a document the converters built (in its writer's key order: phi-core's
@@ -59,7 +72,9 @@ def _converter(format: str, target: str, kind: str) -> FastConverter | None:
     """The dict converter of a pair and kind of input (``_fast``'s table lookup, or the two
     steps through phi-core); None: none."""
     own = target if format == HUB else format
-    return fast_converter(format, target, kind) if own in _TYPES else None
+    if own not in _TYPES or (own in _STREAMED and HUB in (format, target)):
+        return None
+    return fast_converter(format, target, kind)
 
 
 _PATHS: dict[tuple[str, str, tuple[str, ...]], FastPath] = {}
@@ -89,6 +104,19 @@ def _vouched(source: Input, format: str, version: str, kind: str) -> bool:
     return not entries.unmatched(source.data)  # every line (a blank one is not vouched for)
 
 
+def _plain(source: Input, documents: list[Any], format: str, version: str) -> bool:
+    """What the per-line seam checks of a vouched line before its dict converter (``_fast.runs``,
+    ``Batches``), for a streamed format's lines: no integer ``-0`` (serde's float) and no null
+    its reader reads as absent (a loss of reading the model path names)."""
+    nulls = absent_nulls(format, version)
+    for (_, text), document in zip(source.documents, documents, strict=True):
+        if b"-0" in text and negative_zero(text):
+            return False
+        if nulls is not None and nulls.may_have(text) and nulls.found(document):
+            return False
+    return True
+
+
 def _parsed(source: Input) -> list[Any]:
     """Each document of the input, parsed by the per-line seam's reader (``_fast.parsed``: the
     values ``json.loads`` gives), all in one call: one call per line costs more than the parse
@@ -109,8 +137,13 @@ def fast_converted(
         return None
     if _SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
         return None
+    if format in _STREAMED and not source.lines:
+        return None  # one document (pretty, maybe): its lines are not the seam's
     try:
-        converted, losses = converter(_parsed(source), kind)
+        documents = _parsed(source)
+        if format in _STREAMED and not _plain(source, documents, format, version):
+            return None
+        converted, losses = converter(documents, kind)
     except (FastUnsupported, ValueError):  # ValueError: what the reader does not take
         return None
     if not source.lines:  # one document: its pointers have no index (but those into phi-core's)
