@@ -30,6 +30,7 @@ from phi_wire.convert import (
 from phi_wire.convert import _files as convert_files
 from phi_wire.fastpath import compact
 from phi_wire.formats import find
+from phi_wire.formats.operator_use.convert import FAST_CONVERTERS as OPERATOR_USE_CONVERTERS
 
 Items = list[tuple[str, tuple[Any, ...]]] | tuple[str, str]
 Run = tuple[Items, Items, int]
@@ -234,7 +235,10 @@ def test_the_dumped_form_is_compact_and_keeps_non_ascii() -> None:
 
 
 def test_a_pair_without_dict_converter_has_none() -> None:
-    assert _fast.fast_converter("clark-agent", "operator-use", "AgentMessage") is None
+    # through phi-core: a converter when both steps have one (test_convert_fast_via_hub)
+    second = ("phi-core", "operator-use", "AgentMessage") in OPERATOR_USE_CONVERTERS
+    assert (_fast.fast_converter("clark-agent", "operator-use", "AgentMessage") is None) != second
+    assert _fast.fast_converter("clark-agent", "operator-use", "AgentEvent") is None
     assert _fast.fast_converter("phi-core", "otel-genai", "AgentMessage") is None
     assert _fast.fast_converter("phi-core", "phi-core", "AgentMessage") is None
 

@@ -73,11 +73,15 @@ Outcome = Any  # a Converted, or ("error", its one line)
 
 
 class Both:
-    """Converts one input twice, with the fast path and without, and counts the fast ones."""
+    """Converts one input twice (to ``target``), with the fast path and without, and counts the
+    fast ones."""
 
-    def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, folder: Path, monkeypatch: pytest.MonkeyPatch, target: str = "phi-core"
+    ) -> None:
         self.folder = folder
         self.monkeypatch = monkeypatch
+        self.target = target
         self.taken: list[str] = []
         monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)  # the corpus is small
 
@@ -92,7 +96,7 @@ class Both:
 
         self.monkeypatch.setattr(convert_files, "fast_converted", counted)
         try:
-            return convert_files.convert_input(read_input(str(path)), given, "phi-core")
+            return convert_files.convert_input(read_input(str(path)), given, self.target)
         except ConvertError as error:
             return ("error", str(error))
         finally:

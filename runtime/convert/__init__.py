@@ -40,7 +40,15 @@ for a ``.gz`` name).
 
 from __future__ import annotations
 
-from ._fast import FastConverter, FastUnsupported, Place, checked_number, pointer_of
+from ._fast import (
+    FastConverter,
+    FastUnsupported,
+    Place,
+    checked_number,
+    fast_converter,
+    pointer_of,
+    via_hub,
+)
 from ._files import Converted, convert_input
 from ._ids import EntryIds, derived_id
 from ._inputs import (
@@ -53,9 +61,9 @@ from ._inputs import (
     read_input,
 )
 from ._library import Document, Lost, convert_file, convert_stream
-from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting
+from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting, with_sorted_keys
 from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
-from ._route import CONVERTERS, SESSION_WRITERS, convert, to_session_file
+from ._route import CONVERTERS, SESSION_WRITERS, VIA_HUB, convert, to_session_file
 from ._stream import NotStreamed, Stream, streamed
 from ._types import Conversion, Loss, Losses, LossKind, UnsupportedConversion
 from ._unread import NULL_READ_AS_ABSENT
@@ -67,6 +75,7 @@ __all__ = [
     "NULL_READ_AS_ABSENT",
     "SESSION_WRITERS",
     "SORTED_BY_PHI_CORE",
+    "VIA_HUB",
     "AtomicFile",
     "Conversion",
     "ConvertError",
@@ -93,6 +102,7 @@ __all__ = [
     "convert_input",
     "convert_stream",
     "derived_id",
+    "fast_converter",
     "input_of",
     "inputs_named",
     "output_name",
@@ -102,5 +112,7 @@ __all__ = [
     "reordered_by_sorting",
     "streamed",
     "to_session_file",
+    "via_hub",
+    "with_sorted_keys",
     "write_atomically",
 ]

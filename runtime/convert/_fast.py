@@ -14,7 +14,9 @@ The dict converters are found in each format's ``convert`` module, in its ``FAST
 table, keyed ``(source, target, type)``. A converter takes the documents (dicts) and the type's
 name and returns the target's dicts and the losses (``phi_wire.convert.Loss``, the model
 converters' pointers, the first token the document's index in the list given); a document it
-cannot convert exactly makes it raise ``FastUnsupported``.
+cannot convert exactly makes it raise ``FastUnsupported``. A pair without phi-core has the
+composition of the source's converter to phi-core and phi-core's to the target (``via_hub``),
+whose second step's losses are noted as the model path notes them (``VIA_HUB``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from phi_wire.fastpath import FastPath, fast_path
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
+from ._route import VIA_HUB
 from ._types import Loss
 
 __all__ = [
@@ -45,9 +48,11 @@ __all__ = [
     "dumped",
     "fast_converter",
     "line_path",
+    "negative_zero",
     "parsed",
     "pointer_of",
     "runs",
+    "via_hub",
 ]
 
 FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
@@ -65,14 +70,43 @@ class FastUnsupported(Exception):
 
 
 def fast_converter(source: str, target: str, kind: str) -> FastConverter | None:
-    """The dict converter of ``kind`` from ``source`` to ``target`` (one of them the hub), from
-    the other format's ``FAST_CONVERTERS`` table; None: there is none."""
+    """The dict converter of ``kind`` from ``source`` to ``target``: from the other format's
+    ``FAST_CONVERTERS`` table where one of them is the hub, else the two steps through it
+    (``via_hub``); None: there is none."""
+    if HUB not in (source, target) and source != target:
+        first = fast_converter(source, HUB, kind)
+        second = fast_converter(HUB, target, _HUB_KINDS.get(kind, kind)) if first else None
+        return via_hub(first, second) if first and second else None
     other = target if source == HUB else source
-    if HUB not in (source, target) or other == HUB or other not in FOLDERS:
-        return None  # a pair without phi-core, or phi-core to itself: no converter
+    if other == HUB or other not in FOLDERS:
+        return None  # phi-core to itself, or a format without a folder: no converter
     module = importlib.import_module(f"{FOLDERS[other]}.convert")
     table: dict[tuple[str, str, str], FastConverter] = getattr(module, "FAST_CONVERTERS", {})
     return table.get((source, target, kind))
+
+
+_HUB_KINDS = {"SessionFile": "AgentMessage"}
+"""The kind of phi-core documents a source's kind of input becomes (a session file: its
+messages); any other kind stays the kind it is."""
+
+
+def via_hub(first: FastConverter, second: FastConverter) -> FastConverter:
+    """The dict converter of a pair without phi-core: ``first`` (source -> phi-core), then
+    ``second`` (phi-core -> target) on all of its documents, as the model path converts (the
+    first step's losses, then the second's, each noted ``VIA_HUB``: its pointer is into the
+    phi-core form of the whole input, whose first token indexes the phi-core documents)."""
+
+    def converted(
+        documents: list[dict[str, Any]], kind: str
+    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+        hub, losses = first(documents, kind)
+        out, later = second(hub, _HUB_KINDS.get(kind, kind))
+        return out, [
+            *losses,
+            *(Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later),
+        ]
+
+    return converted
 
 
 _PATHS: dict[tuple[str, str, str], FastPath | None] = {}
@@ -167,7 +201,7 @@ def absent_nulls(format: str, version: str) -> AbsentNulls | None:
     return AbsentNulls(shapes) if shapes else None
 
 
-def _negative_zero(text: bytes) -> bool:
+def negative_zero(text: bytes) -> bool:
     """Whether a compact line has the number ``-0`` (a value: after ``:``, ``,`` or ``[``)."""
     return any(text[found.start() - 1] in b":,[" for found in _NEGATIVE_ZERO.finditer(text))
 
@@ -184,7 +218,7 @@ def runs(
     state = True
     for item in lines:
         text = item[1]
-        vouched = vouches(text) and (b"-0" not in text or not _negative_zero(text))
+        vouched = vouches(text) and (b"-0" not in text or not negative_zero(text))
         if vouched is not state and run:
             yield state, run
             run = []

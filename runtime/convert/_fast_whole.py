@@ -1,18 +1,18 @@
 """A whole input converted without the models, where a format's folder has a dict converter for
-the pair (its ``convert`` module's ``FAST_CONVERTERS``): the same bytes and losses as the model
-path, several times faster.
+the pair (its ``convert`` module's ``FAST_CONVERTERS``; a pair without phi-core: the two steps
+through it, ``_fast.via_hub``): the same bytes and losses as the model path, several times faster.
 
 An input is taken only when the fast path (``phi_wire.fastpath``) vouches for every document (the
 source's ``loads`` accepts it: no error to report) and no string escapes a lone surrogate half
-(which Python's ``json`` reads and cannot write); each document is then parsed once by
-``json.loads``, converted dict to dict and written by ``json.dumps`` in the target writer's form.
+(which Python's ``json`` reads and cannot write); the documents are then parsed and written as
+the per-line seam parses and writes them (``_fast.parsed``: the values ``json.loads`` gives;
+``_fast.dumped``: the dict converters build each object in the target writer's key order).
 A converter that meets what it cannot convert exactly (an unknown key, a null, a lax value...)
 raises ``FastUnsupported``, and the input takes the model path, whose losses name it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -20,8 +20,17 @@ from typing import Any, NamedTuple
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
 from phi_wire.formats import HUB
 
-from ._fast import FastConverter, FastUnsupported, fast_converter
+from ._fast import (
+    FastConverter,
+    FastUnsupported,
+    absent_nulls,
+    dumped,
+    fast_converter,
+    negative_zero,
+    parsed,
+)
 from ._inputs import Input
+from ._route import VIA_HUB
 from ._types import Loss
 
 __all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted"]
@@ -36,14 +45,18 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 _TYPES = {
     "operator-use": {"AgentMessage": ("AgentMessage",), "SessionFile": ("SessionFileEntry",)},
+    "clark-agent": {"AgentMessage": ("AgentMessage",)},
 }
 """format -> kind of input -> the wire types its documents are vouched as."""
+_STREAMED = frozenset({"clark-agent"})
+"""The formats whose lines stream to and from phi-core (``_batches``): read whole here only on
+their way through phi-core to a format that needs the whole input (Operator-Use's session
+file), and then checked as the per-line seam checks a vouched line (``_plain``)."""
 _HEADERS = {"operator-use": "SessionHeader"}
-_WRITERS: dict[str, Callable[[Any], str]] = {
-    HUB: json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode,
-}
-"""How a target writes a document the converters built: phi-core sorts every object's keys,
-compact, raw UTF-8 (``phi_wire.serde``: for the numbers the converters let through)."""
+_WRITERS: dict[str, Callable[[Any], str]] = {HUB: dumped, "clark-agent": dumped}
+"""How a target writes a document the converters built (in its writer's key order: phi-core's
+every object sorted), compact, raw UTF-8 (``phi_wire.serde``: for the numbers the converters let
+through)."""
 
 
 class FastConverted(NamedTuple):
@@ -56,9 +69,12 @@ class FastConverted(NamedTuple):
 
 
 def _converter(format: str, target: str, kind: str) -> FastConverter | None:
-    """The dict converter of a pair and kind of input (``_fast``'s table lookup); None: none."""
+    """The dict converter of a pair and kind of input (``_fast``'s table lookup, or the two
+    steps through phi-core); None: none."""
     own = target if format == HUB else format
-    return fast_converter(format, target, kind) if own in _TYPES else None
+    if own not in _TYPES or (own in _STREAMED and HUB in (format, target)):
+        return None
+    return fast_converter(format, target, kind)
 
 
 _PATHS: dict[tuple[str, str, tuple[str, ...]], FastPath] = {}
@@ -88,12 +104,26 @@ def _vouched(source: Input, format: str, version: str, kind: str) -> bool:
     return not entries.unmatched(source.data)  # every line (a blank one is not vouched for)
 
 
+def _plain(source: Input, documents: list[Any], format: str, version: str) -> bool:
+    """What the per-line seam checks of a vouched line before its dict converter (``_fast.runs``,
+    ``Batches``), for a streamed format's lines: no integer ``-0`` (serde's float) and no null
+    its reader reads as absent (a loss of reading the model path names)."""
+    nulls = absent_nulls(format, version)
+    for (_, text), document in zip(source.documents, documents, strict=True):
+        if b"-0" in text and negative_zero(text):
+            return False
+        if nulls is not None and nulls.may_have(text) and nulls.found(document):
+            return False
+    return True
+
+
 def _parsed(source: Input) -> list[Any]:
-    """Each document of the input, parsed (all in one ``json.loads``: one call per line costs
-    more than the parse of a short line)."""
+    """Each document of the input, parsed by the per-line seam's reader (``_fast.parsed``: the
+    values ``json.loads`` gives), all in one call: one call per line costs more than the parse
+    of a short line."""
     if not source.lines:
-        return [json.loads(source.data)]
-    return json.loads(b"[" + b",".join(text for _, text in source.documents) + b"]")  # type: ignore[no-any-return]
+        return [parsed(source.data)]
+    return parsed(b"[" + b",".join(text for _, text in source.documents) + b"]")  # type: ignore[no-any-return]
 
 
 def fast_converted(
@@ -107,12 +137,20 @@ def fast_converted(
         return None
     if _SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
         return None
+    if format in _STREAMED and not source.lines:
+        return None  # one document (pretty, maybe): its lines are not the seam's
     try:
-        converted, losses = converter(_parsed(source), kind)
-    except FastUnsupported:
+        documents = _parsed(source)
+        if format in _STREAMED and not _plain(source, documents, format, version):
+            return None
+        converted, losses = converter(documents, kind)
+    except (FastUnsupported, ValueError):  # ValueError: what the reader does not take
         return None
-    if not source.lines:  # one document: its pointers have no index
-        losses = [loss._replace(pointer=loss.pointer[2:]) for loss in losses]
+    if not source.lines:  # one document: its pointers have no index (but those into phi-core's)
+        losses = [
+            loss if loss.reason.endswith(VIA_HUB) else loss._replace(pointer=loss.pointer[2:])
+            for loss in losses
+        ]
     write = _WRITERS[target]
     return FastConverted(
         [write(item) for item in converted], losses, [line for line, _ in source.documents]

@@ -26,6 +26,7 @@ written as another format's, and what was lost on the way counted.
 from __future__ import annotations
 
 import collections
+import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _u
 from ._fast import FAST_MIN_BYTES
 from ._fast_session import session_converted
 from ._fast_session_file import session_file_converted
-from ._fast_whole import fast_converted
+from ._fast_whole import FastConverted, fast_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
@@ -50,6 +51,30 @@ from ._version import SESSION_FILES, VersionError, rewritten
 __all__ = ["MODULES", "Converted", "convert_input"]
 
 
+Placed = list[tuple[str, Loss]]
+"""Losses with where each points: (``file:line``, loss)."""
+
+
+class _PlacedOnFirstRead:
+    """A ``Converted``'s losses given either placed or as a function that places them, called
+    on first read: a run that only counts them (no ``-v``, no loss report) never builds the
+    hundreds of thousands of places and ``Loss``es of a big input."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = f"_{name}"
+
+    def __get__(self, instance: object, owner: type | None = None) -> Placed:
+        if instance is None:
+            raise AttributeError(self.key)  # for dataclasses: a field without a default
+        value: Placed | Callable[[], Placed] = instance.__dict__[self.key]
+        if callable(value):
+            value = instance.__dict__[self.key] = value()
+        return value
+
+    def __set__(self, instance: object, value: Placed | Callable[[], Placed]) -> None:
+        instance.__dict__[self.key] = value
+
+
 @dataclass
 class Converted:
     """An input converted: the text to write, and the losses with where they point."""
@@ -57,11 +82,13 @@ class Converted:
     source: str
     target: str
     text: str
-    losses: list[tuple[str, Loss]]
-    """(where: ``file:line``, loss), in the order the converter gave them."""
-    documents: int
+    losses: _PlacedOnFirstRead = _PlacedOnFirstRead()
+    """(where: ``file:line``, loss), in the order the converter gave them (given as a function
+    that places them: placed when first read). No default: the descriptor's class access raises
+    (as ``dataclasses`` asks), which mypy does not see, hence its two ignores below."""
+    documents: int  # type: ignore[misc]
     """The documents read: JSONL lines, 1 for a JSON document or a whole session file."""
-    lines: bool
+    lines: bool  # type: ignore[misc]
     """The text is JSONL (a list written one item per line)."""
     entries: int = 0
     """A session file's entries (0: the input was no session file)."""
@@ -299,9 +326,37 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
     fast = fast_converted(source, format, target, MODULES[format], kind)
     if fast is None:
         return None
+    # counted as ``loss_counts`` counts them (in C: a few hundred thousand losses); placed only
+    # when read
+    counted = dict(collections.Counter(map(operator.itemgetter(1, 2), fast.losses)))
+    text = "".join(document + "\n" for document in fast.documents)
+    count = len(fast.lines) if source.lines and not source.session else 1
+    entries = len(fast.lines) if source.session else 0
+    return Converted(
+        format,
+        target,
+        text,
+        functools.partial(_placed, source, fast),
+        count,
+        True,
+        entries,
+        fast.documents,
+        MODULES[target],
+        counted,
+    )
+
+
+def _placed(source: Input, fast: FastConverted) -> list[tuple[str, Loss]]:
+    """The losses of a dict-to-dict conversion with where each points (``file:line`` of the
+    document its pointer's first token indexes, the rest of the pointer within it; a loss of the
+    second step through phi-core (its reason ends ``VIA_HUB``) points into phi-core's form of
+    the whole input: at the file's name, its pointer whole, as ``_convert_input`` places it)."""
     losses: list[tuple[str, Loss]] = []
     located: dict[str, str] = {}  # a pointer's first token (a document's index) -> file:line
     for loss in fast.losses:
+        if loss.reason.endswith(VIA_HUB):
+            losses.append((source.name, loss))
+            continue
         if not source.lines or loss.pointer[:1] != "/":
             where, pointer = _where(source, fast.lines, source.lines, loss.pointer)
             losses.append((where, Loss(pointer, loss.kind, loss.reason)))
@@ -313,23 +368,7 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
             losses.append((source.name, loss))
             continue
         losses.append((located[first], Loss(slash + rest, loss.kind, loss.reason)))
-    # counted as ``loss_counts`` counts them (in C: a few hundred thousand losses)
-    counted = dict(collections.Counter(map(operator.itemgetter(1, 2), fast.losses)))
-    text = "".join(document + "\n" for document in fast.documents)
-    count = len(fast.lines) if source.lines and not source.session else 1
-    entries = len(fast.lines) if source.session else 0
-    return Converted(
-        format,
-        target,
-        text,
-        losses,
-        count,
-        True,
-        entries,
-        fast.documents,
-        MODULES[target],
-        counted,
-    )
+    return losses
 
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-__all__ = ["SORTED_BY_PHI_CORE", "reordered_by_sorting"]
+__all__ = ["SORTED_BY_PHI_CORE", "reordered_by_sorting", "with_sorted_keys"]
 
 SORTED_BY_PHI_CORE = (
     "phi-core writes {key}'s object keys sorted (a serde_json::Value): their order is not kept"
@@ -30,3 +30,13 @@ def reordered_by_sorting(value: Any) -> bool:
     if isinstance(value, list):
         return any(reordered_by_sorting(item) for item in value)
     return False
+
+
+def with_sorted_keys(value: Any) -> Any:
+    """``value`` (JSON) with every object's keys sorted, as phi-core writes it (a copy where an
+    object is reordered; the value itself where nothing is)."""
+    if not reordered_by_sorting(value):
+        return value
+    if isinstance(value, dict):
+        return {key: with_sorted_keys(value[key]) for key in sorted(value)}
+    return [with_sorted_keys(item) for item in value]

@@ -31,12 +31,17 @@ class Loss(NamedTuple):
     reason: str
 
 
+_NEW_TUPLE = tuple.__new__
+
+
 class Losses(list[Loss]):
     """The losses of one conversion, in the order a converter finds them (each format's
     converters add their own helpers in a subclass)."""
 
     def add(self, pointer: str, kind: LossKind, reason: str) -> None:
-        self.append(Loss(pointer, kind, reason))
+        # tuple.__new__ directly: a named tuple's own __new__ is one Python call more per loss
+        # (hundreds of thousands in a big input)
+        self.append(_NEW_TUPLE(Loss, (pointer, kind, reason)))
 
 
 Value = TypeVar("Value", default="AnyValue")

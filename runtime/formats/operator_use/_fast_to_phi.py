@@ -24,7 +24,6 @@ from ._fast import (
     FastUnsupported,
     fields_of,
     free_value,
-    integer,
     known,
     number,
     text,
@@ -46,6 +45,7 @@ _TEXT_KEYS = fields_of(ou.TextContent)
 _STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
 _TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
 _COST_KEYS = tuple(ou.UsageCost.model_fields)
+_COUNT_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 _TREE_ENTRIES: dict[str, type[BaseModel]] = {
     "message": ou.MessageEntry,
     "model_change": ou.ModelChangeEntry,
@@ -82,15 +82,15 @@ def to_phi_core_dicts(
 
 
 class _Entry:
-    """A session entry's dict read as the model's attributes (absent: None), for the tree walk."""
+    """A session entry's dict read as the model's attributes (absent: None), for the tree walk:
+    the dict itself is its ``__dict__``, so a read is a dict's."""
 
-    __slots__ = ("document",)
+    type = id = parent_id = target_id = timestamp = meta = None
+    thinking_level = model_id = provider_id = first_kept_entry_id = None
+    """What ``context_parts`` and ``session_sources`` read of an entry, None when absent."""
 
     def __init__(self, document: dict[str, Any]) -> None:
-        self.document = document
-
-    def __getattr__(self, key: str) -> Any:
-        return self.document.get(key)
+        self.__dict__ = document
 
 
 def _session_sources(
@@ -169,13 +169,11 @@ def _message(message: Any) -> dict[str, Any]:
         stop_reason = text(message, "stop_reason", "stop")
         if stop_reason not in _STOP_REASONS:
             raise FastUnsupported("stop_reason")
-        written["usage"] = {
-            "input_tokens": integer(usage, "input_tokens", 0),
-            "output_tokens": integer(usage, "output_tokens", 0),
-            "cache_read_tokens": integer(usage, "cache_read_tokens", 0),
-            "cache_write_tokens": integer(usage, "cache_write_tokens", 0),
-            "cost": _costs(cost),
-        }
+        counts = {key: usage.get(key, 0) for key in _COUNT_KEYS}
+        if not all(type(count) is int for count in counts.values()):
+            raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
+        counts["cost"] = _costs(cost)
+        written["usage"] = counts
         written["stop_reason"] = stop_reason
         written["error"] = text(message, "error", "")
     return written

@@ -16,6 +16,7 @@ from phi_wire.convert import (
     Conversion,
     UnsupportedConversion,
     reordered_by_sorting,
+    with_sorted_keys,
 )
 from phi_wire.convert import Losses as _Losses
 from phi_wire.formats import version_of
@@ -155,7 +156,9 @@ def phi_dicts(
     sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
 ) -> list[dict[str, Any]]:
     """Each (pointer, Operator-Use message JSON as its writer writes it, (model, provider) or
-    None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults)."""
+    None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults),
+    every object's keys in the order phi-core writes them, sorted (so the dict converter writes
+    them as they are built: ``_fast_to_phi``)."""
     tool_names: dict[str, str] = {}
     out: list[dict[str, Any]] = []
     for pointer, message, model in sources:
@@ -165,10 +168,10 @@ def phi_dicts(
                 losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="details"))
             if _written_for_an_extension(message):  # back to the extension it was
                 kind, data = message["custom_type"], message.get("details")
-                out.append({"role": "extension", "kind": kind, "data": data})
+                out.append({"data": with_sorted_keys(data), "kind": kind, "role": "extension"})
                 continue
             kind = EXTENSION_KIND.format(role=role)
-            out.append({"role": "extension", "kind": kind, "data": message})
+            out.append({"data": with_sorted_keys(message), "kind": kind, "role": "extension"})
             continue
         losses.add(f"{pointer}/id", "dropped", "phi-core messages have no id")
         timestamp = _ms(f"{pointer}/timestamp", message["timestamp"], losses)
@@ -212,12 +215,19 @@ def phi_dicts(
                     "changed",
                     "blocks other than tool_result in a tool message: a phi-core user message",
                 )
-            out.append({"role": "user", "content": blocks, "timestamp": timestamp})
+            out.append({"content": blocks, "role": "user", "timestamp": timestamp})
     return out
 
 
 def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
     """Float seconds as u64 milliseconds; a loss when the milliseconds do not give them back."""
+    if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
+        # the usual time, first (what the checks below let through to the rounding: not NaN,
+        # not infinite, in range)
+        milliseconds = round(seconds * 1000)
+        if milliseconds / 1000 != seconds:
+            losses.add(pointer, "changed", "rounded to whole milliseconds (phi-core: u64 ms)")
+        return milliseconds
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) or math.isnan(seconds):
         losses.add(pointer, "changed", "not a number (NaN is written null): 0 ms")
         return 0
@@ -243,26 +253,24 @@ def _image_mime(data: str) -> str:
 def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[dict[str, Any]]:
     kind = block["type"]
     if kind == "text":
-        return [{"type": "text", "text": block["content"]}]
+        return [{"text": block["content"], "type": "text"}]
     if kind == "thinking":
-        out = {"type": "thinking", "thinking": block["content"]}
         if block["signature"]:
-            out["signature"] = block["signature"]
-        return [out]
+            return [
+                {"signature": block["signature"], "thinking": block["content"], "type": "thinking"}
+            ]
+        return [{"thinking": block["content"], "type": "thinking"}]
     if kind == "tool_call":
         if "kind" in block:
             losses.add(f"{pointer}/kind", "dropped", "phi-core tool calls have no kind")
         if block["metadata"]:
             losses.add(f"{pointer}/metadata", "dropped", "phi-core tool calls have no metadata")
-        if reordered_by_sorting(block["args"]):
+        arguments = block["args"]
+        if reordered_by_sorting(arguments):
             losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="args"))
+            arguments = with_sorted_keys(arguments)
         return [
-            {
-                "type": "toolCall",
-                "id": block["id"],
-                "name": block["name"],
-                "arguments": block["args"],
-            }
+            {"arguments": arguments, "id": block["id"], "name": block["name"], "type": "toolCall"}
         ]
     if kind == "image":
         images = []
@@ -274,7 +282,7 @@ def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[
                 losses.add(item, "dropped", "not base64 data: phi-core images are inline base64")
                 continue
             losses.add(item, "invented", "phi-core needs a mimeType: detected from the data")
-            images.append({"type": "image", "data": data, "mimeType": _image_mime(data)})
+            images.append({"data": data, "mimeType": _image_mime(data), "type": "image"})
         return images
     losses.add(pointer, "dropped", f"phi-core has no {kind} content")
     return []
@@ -308,32 +316,32 @@ def _tool_result_to_phi(
         if block.get(key, default) != default:
             losses.add(f"{pointer}/{key}", "dropped", f"phi-core tool results have no {key}")
     return {
+        "content": [{"text": block["content"], "type": "text"}],
+        "isError": block["is_error"],
         "role": "toolResult",
+        "timestamp": timestamp,
         "toolCallId": block["id"],
         "toolName": name or "",
-        "content": [{"type": "text", "text": block["content"]}],
-        "isError": block["is_error"],
-        "timestamp": timestamp,
     }
 
 
+_USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""Operator-Use's counts, in the order their losses come."""
+
+
 def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for source, target in (
-        ("input_tokens", "input"),
-        ("output_tokens", "output"),
-        ("cache_read_tokens", "cache_read"),
-        ("cache_write_tokens", "cache_write"),
-    ):
-        count = usage[source]
+    counts = [usage[source] for source in _USAGE_COUNTS]
+    for index, count in enumerate(counts):
         if not 0 <= count <= U64_MAX:
-            losses.add(f"{pointer}/{source}", "changed", "outside phi-core's u64: clamped")
-            count = min(max(count, 0), U64_MAX)
-        out[target] = count
+            losses.add(
+                f"{pointer}/{_USAGE_COUNTS[index]}", "changed", "outside phi-core's u64: clamped"
+            )
+            counts[index] = min(max(count, 0), U64_MAX)
     for key, amount in usage["cost"].items():
-        if amount != 0 or math.copysign(1.0, amount) < 0:
+        if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
             losses.add(f"{pointer}/cost/{key}", "dropped", "phi-core usage has no cost")
-    return out
+    read, write = counts[2:]
+    return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
 
 def _stop_reason_to_phi(pointer: str, reason: str, losses: _Losses) -> str:
@@ -359,15 +367,15 @@ def _assistant_to_phi(
             "phi-core assistant messages name their model and provider; Operator-Use keeps them "
             'in model_change entries: written as "" where unknown',
         )
-    out = {
-        "role": "assistant",
-        "content": blocks,
-        "stopReason": _stop_reason_to_phi(f"{pointer}/stop_reason", message["stop_reason"], losses),
-        "model": model_id or "",
-        "provider": provider_id or "",
-        "usage": _usage_to_phi(f"{pointer}/usage", message["usage"], losses),
-        "timestamp": timestamp,
-    }
+    out: dict[str, Any] = {"content": blocks}
     if message["error"]:
         out["error_message"] = message["error"]
+    out["model"] = model_id or ""
+    out["provider"] = provider_id or ""
+    out["role"] = "assistant"
+    out["stopReason"] = _stop_reason_to_phi(
+        f"{pointer}/stop_reason", message["stop_reason"], losses
+    )
+    out["timestamp"] = timestamp
+    out["usage"] = _usage_to_phi(f"{pointer}/usage", message["usage"], losses)
     return out
