@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
-from types import FrameType, ModuleType
+from types import ModuleType
 from typing import Any
 
 import pytest
 from corpus import fixtures, fixtures_root
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel, Field
+from python_calls import python_calls
 from schema_strategies import ANY_JSON, from_schema
 
 import phi_wire
@@ -228,23 +228,6 @@ def test_a_value_of_the_wrong_type_is_still_a_wire_error(pretty: bool) -> None:
     for value in unvalidated:
         with pytest.raises(wire.WireError, match="cannot be written"):
             wire.dumps(value, pretty=pretty)
-
-
-def python_calls(call: Callable[[], object]) -> list[str]:
-    """The names of the Python functions entered while ``call()`` runs (C functions not counted),
-    ``call`` itself first."""
-    names: list[str] = []
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        if event == "call":
-            names.append(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return names
 
 
 WRITING = {"dumps", "writer", "written_json"}

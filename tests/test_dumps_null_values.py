@@ -9,30 +9,13 @@ still calls ``sorted_json`` for the null.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from types import FrameType
 from typing import Any
 
 import pytest
+from python_calls import python_calls
 
 import phi_wire.v0_8 as wire
-
-
-def python_calls(call: Callable[[], object]) -> list[str]:
-    """The names of the Python functions entered while ``call()`` runs."""
-    names: list[str] = []
-
-    def profile(frame: FrameType, event: str, arg: object) -> None:
-        if event == "call":
-            names.append(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        call()
-    finally:
-        sys.setprofile(None)
-    return names
 
 
 def tool_update(details: str) -> Any:
