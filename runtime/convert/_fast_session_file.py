@@ -32,7 +32,7 @@ from ._fast_session import session_messages
 from ._inputs import Input
 from ._types import Loss
 
-__all__ = ["FastSessionFile", "session_file_converted"]
+__all__ = ["FastSessionFile", "session_file_converted", "session_file_of_hub"]
 
 FastSessionFile = Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]]
 """``(messages, their texts as phi-core writes them, the input's name) -> (the session file's
@@ -147,3 +147,20 @@ def session_file_converted(
             loss = Loss(pointers[int(item)] + slash + rest, loss.kind, loss.reason)
         placed.append((f"{source.name}:1", loss))
     return text, placed
+
+
+def session_file_of_hub(
+    messages: list[dict[str, Any]], target: str, name: str
+) -> tuple[str, list[Loss]] | None:
+    """phi-core message dicts that a first step built in phi-core's key order (another format's
+    lines on their way through phi-core: ``_fast_whole.hub_converted``) written as ``target``'s
+    session file: its text and the losses of this step (pointers into the list of messages), or
+    None: the input takes the model path. Their texts are what phi-core writes of them, as the
+    model path's ``dumps`` of the first step's messages."""
+    write = _writer(target)
+    if write is None:
+        return None
+    try:
+        return write(messages, [_phi_text(message).decode() for message in messages], name)
+    except FastUnsupported:
+        return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
 from phi_wire.formats import HUB
@@ -33,7 +33,7 @@ from ._inputs import Input
 from ._route import VIA_HUB
 from ._types import Loss
 
-__all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted"]
+__all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted", "hub_converted"]
 
 BUILD_MIN_BYTES = 1024 * 1024
 """The inputs from this size on build the fast path's expression when it is not cached (about a
@@ -59,11 +59,14 @@ every object sorted), compact, raw UTF-8 (``phi_wire.serde``: for the numbers th
 through)."""
 
 
-class FastConverted(NamedTuple):
-    """An input converted dict to dict: the documents' JSON, the losses (a pointer's first token
-    is a document's index) and each document's line."""
+Document = TypeVar("Document")
 
-    documents: list[str]
+
+class FastConverted(NamedTuple, Generic[Document]):
+    """An input converted dict to dict: the documents (their JSON, or their objects), the
+    losses (a pointer's first token is a document's index) and each document's line."""
+
+    documents: list[Document]
     losses: list[Loss]
     lines: list[int]
 
@@ -126,15 +129,11 @@ def _parsed(source: Input) -> list[Any]:
     return parsed(b"[" + b",".join(text for _, text in source.documents) + b"]")  # type: ignore[no-any-return]
 
 
-def fast_converted(
-    source: Input, format: str, target: str, version: str, kind: str
-) -> FastConverted | None:
-    """``source`` (of ``format``'s ``version``; ``kind``: ``SessionFile`` or the type of its
-    documents) converted to ``target`` dict to dict, or None: it takes the model path. A
-    document that is the whole input (not JSONL) is one document whose losses point into it."""
-    converter = _converter(format, target, kind)
-    if converter is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
-        return None
+def _dicts_converted(
+    source: Input, format: str, converter: FastConverter, version: str, kind: str
+) -> tuple[list[dict[str, Any]], list[Loss]] | None:
+    """``source``'s documents, vouched for, read and given to ``converter``; None: the input
+    takes the model path."""
     if _SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
         return None
     if format in _STREAMED and not source.lines:
@@ -143,9 +142,37 @@ def fast_converted(
         documents = _parsed(source)
         if format in _STREAMED and not _plain(source, documents, format, version):
             return None
-        converted, losses = converter(documents, kind)
+        return converter(documents, kind)
     except (FastUnsupported, ValueError):  # ValueError: what the reader does not take
         return None
+
+
+def hub_converted(source: Input, format: str, version: str) -> FastConverted[dict[str, Any]] | None:
+    """``source``'s lines of messages (of ``format``'s ``version``) converted to phi-core's
+    message dicts (``documents``: their objects, in phi-core's key order) and the losses of that
+    step, for a second step that needs the whole input (a session file); None: the model path."""
+    converter = fast_converter(format, HUB, "AgentMessage")
+    if converter is None or format not in _STREAMED or not source.lines:
+        return None
+    done = _dicts_converted(source, format, converter, version, "AgentMessage")
+    if done is None:
+        return None
+    return FastConverted(done[0], done[1], [line for line, _ in source.documents])
+
+
+def fast_converted(
+    source: Input, format: str, target: str, version: str, kind: str
+) -> FastConverted[str] | None:
+    """``source`` (of ``format``'s ``version``; ``kind``: ``SessionFile`` or the type of its
+    documents) converted to ``target`` dict to dict, or None: it takes the model path. A
+    document that is the whole input (not JSONL) is one document whose losses point into it."""
+    converter = _converter(format, target, kind)
+    if converter is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
+        return None
+    done = _dicts_converted(source, format, converter, version, kind)
+    if done is None:
+        return None
+    converted, losses = done
     if not source.lines:  # one document: its pointers have no index (but those into phi-core's)
         losses = [
             loss if loss.reason.endswith(VIA_HUB) else loss._replace(pointer=loss.pointer[2:])

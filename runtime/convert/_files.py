@@ -40,8 +40,8 @@ from ._batches import Batches
 from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
 from ._fast import FAST_MIN_BYTES
 from ._fast_session import session_converted
-from ._fast_session_file import session_file_converted
-from ._fast_whole import FastConverted, fast_converted
+from ._fast_session_file import session_file_converted, session_file_of_hub
+from ._fast_whole import FastConverted, fast_converted, hub_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
@@ -305,6 +305,34 @@ def _fast_session_file(
     return Converted(format, target, text, losses, count, True, 0, [text], MODULES[target])
 
 
+def _fast_session_file_via_hub(
+    source: Input, format: str, target: str, version: str | None
+) -> Converted | None:
+    """Another format's JSONL of messages, of ``FAST_MIN_BYTES`` or more, converted to
+    ``target``'s session file through phi-core without models (its dict converter to phi-core,
+    then phi-core's session-file writer), as the model path would: the first step's losses at
+    their lines, the second's at the file, noted ``VIA_HUB``; None: it takes the model path."""
+    if format == HUB or version not in (None, MODULES[target]) or target not in SESSION_FILES:
+        return None
+    if len(source.data) < FAST_MIN_BYTES or source.session or not source.lines:
+        return None
+    hub = hub_converted(source, format, MODULES[format])
+    if hub is None:
+        return None
+    written = session_file_of_hub(hub.documents, target, source.name)
+    if written is None:
+        return None
+    text, later = written
+    losses = [
+        *hub.losses,
+        *(Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later),
+    ]
+    counted = dict(collections.Counter(map(operator.itemgetter(1, 2), losses)))
+    placed = functools.partial(_placed, source, FastConverted([], losses, hub.lines))
+    count = len(source.documents)
+    return Converted(format, target, text, placed, count, True, 0, [text], MODULES[target], counted)
+
+
 def convert_input(
     source: Input, given: str | None, target: str, version: str | None = None
 ) -> Converted:
@@ -346,7 +374,7 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
     )
 
 
-def _placed(source: Input, fast: FastConverted) -> list[tuple[str, Loss]]:
+def _placed(source: Input, fast: FastConverted[Any]) -> list[tuple[str, Loss]]:
     """The losses of a dict-to-dict conversion with where each points (``file:line`` of the
     document its pointer's first token indexes, the rest of the pointer within it; a loss of the
     second step through phi-core (its reason ends ``VIA_HUB``) points into phi-core's form of
@@ -393,6 +421,8 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
     fast = _fast_session(source, recognised.format, target, version)
     if fast is None and given != HUB:
         fast = _fast_session_file(source, recognised.format, target, version)
+    if fast is None:
+        fast = _fast_session_file_via_hub(source, recognised.format, target, version)
     if fast is not None:
         return fast
     value, lines, losses = _loaded(source, recognised.format)
