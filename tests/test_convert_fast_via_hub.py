@@ -28,7 +28,6 @@ from test_convert_fast_operator_use import (
     FIRST_LANE,
     LAYOUTS,
     Both,
-    Outcome,
     compact,
     corpus,
     corruptions,
@@ -234,24 +233,11 @@ class ThroughHub(Both):
     phi-core's: the lines' dict converter to phi-core (``hub_converted``, counted), then
     phi-core's session-file writer; the other way, the models."""
 
+    fast_ways = ("fast_converted", "hub_converted")
+
     def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         super().__init__(folder, monkeypatch, target="operator-use")
         monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 0)  # the corpus is small
-
-    def outcome(self, path: Path, given: str | None, fast: bool) -> Outcome:
-        real = fast_whole.hub_converted
-
-        def counted(*arguments: Any) -> Any:
-            found = real(*arguments) if fast else None
-            if found is not None:
-                self.taken.append(path.name)
-            return found
-
-        self.monkeypatch.setattr(convert_files, "hub_converted", counted)
-        try:
-            return super().outcome(path, given, fast)
-        finally:
-            self.monkeypatch.setattr(convert_files, "hub_converted", real)
 
 
 @pytest.fixture
