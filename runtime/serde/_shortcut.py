@@ -56,6 +56,7 @@ from pydantic_core import SchemaValidator
 from ..fastpath import is_utf8
 from ..formats import VERSIONS
 from ..primitives import VOUCHED_FORM
+from ._definitions import collect_definitions
 
 if TYPE_CHECKING:
     from typing_extensions import TypeForm
@@ -317,22 +318,9 @@ def _vouched_validator(validator: Any) -> SchemaValidator | None:
     if not isinstance(schema, dict) or not isinstance(config, dict | None):
         return None
     definitions: dict[str, Any] = {}
-    _collect_definitions(schema, definitions)
+    collect_definitions(schema, definitions)
     settings = {**(config or {}), **JUDGED_AS_LOADS}
     return SchemaValidator(_with_vouched_forms(schema, definitions), cast(Any, settings))
-
-
-def _collect_definitions(node: Any, found: dict[str, Any]) -> None:
-    """Every schema of ``node`` that a ``definition-ref`` may name, by its ref."""
-    if isinstance(node, Mapping):
-        if node.get("type") == "definitions":
-            for item in node.get("definitions", ()):
-                found[item["ref"]] = item
-        for value in node.values():
-            _collect_definitions(value, found)
-    elif isinstance(node, list):
-        for item in node:
-            _collect_definitions(item, found)
 
 
 _KEPT = ("ref", "metadata", "serialization")

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from pydantic_core import SchemaError, SchemaSerializer, core_schema
 
 from ..primitives import parsed_as_value
+from ._definitions import collect_definitions
 from ._sorted_value import SORTED_VALUE_WRITER
 
 __all__ = ["writer"]
@@ -87,25 +88,12 @@ def _write_schema(schema: Any) -> Any:
     definition written in place of its references but for recursive ones (pydantic-core guards
     every reference against recursion, a cost per value written)."""
     definitions: dict[str, Any] = {}
-    _collect_definitions(schema, definitions)
+    collect_definitions(schema, definitions)
     copy = _Copy(definitions)
     result = copy.plain(schema)
     if not copy.kept:
         return result
     return core_schema.definitions_schema(result, list(copy.kept.values()))
-
-
-def _collect_definitions(node: Any, found: dict[str, Any]) -> None:
-    """Every schema that a ``definition-ref`` of ``node`` may name, by its ref."""
-    if isinstance(node, Mapping):
-        if node.get("type") == "definitions":
-            for item in node.get("definitions", ()):
-                found[item["ref"]] = item
-        for value in node.values():
-            _collect_definitions(value, found)
-    elif isinstance(node, list | tuple):
-        for item in node:
-            _collect_definitions(item, found)
 
 
 def _is_json_value(node: Mapping[str, Any]) -> bool:
