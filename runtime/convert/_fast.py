@@ -39,6 +39,7 @@ from ._types import Loss
 
 __all__ = [
     "FAST_MIN_BYTES",
+    "SURROGATE_ESCAPE",
     "AbsentNulls",
     "FastConverter",
     "FastUnsupported",
@@ -265,6 +266,12 @@ def pointer_of(place: Place) -> str:
             tokens.append(escape(token))
     tokens.append("")
     return "/".join(reversed(tokens))
+
+
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``-``\\uDFFF`` escape (or a text that looks like one: taken as one), which Python's
+``json`` reads as a lone surrogate half and cannot write: a whole input holding one takes the
+model path."""
 
 
 _I64_MIN = -(2**63)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from pydantic_core import to_json
 from phi_wire.fastpath import CanonicalPath, canonical_path, is_utf8
 from phi_wire.formats import FOLDERS, HUB
 
-from ._fast import FastUnsupported, parsed
+from ._fast import SURROGATE_ESCAPE, FastUnsupported, parsed
 from ._fast_session import session_messages
 from ._inputs import Input
 from ._types import Loss
@@ -37,9 +36,6 @@ __all__ = ["FastSessionFile", "session_file_converted", "session_file_of_hub"]
 FastSessionFile = Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]]
 """``(messages, their texts as phi-core writes them, the input's name) -> (the session file's
 text, its losses)``; ``FastUnsupported`` for messages it cannot write exactly."""
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-"""A ``\\uD800``-``\\uDFFF`` escape (or a text that looks like one: taken as one)."""
 
 
 def _phi_text(document: Any) -> bytes:
@@ -116,7 +112,7 @@ def session_file_converted(
     phi-core messages or a phi-core Session file converted to ``target``'s session file, or
     None: it takes the model path."""
     write = _writer(target)
-    if write is None or source.session or _SURROGATE_ESCAPE.search(source.data):
+    if write is None or source.session or SURROGATE_ESCAPE.search(source.data):
         return None
     if source.lines:
         found = _lines(source, version)

@@ -13,7 +13,6 @@ raises ``FastUnsupported``, and the input takes the model path, whose losses nam
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -21,6 +20,7 @@ from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
 from phi_wire.formats import HUB
 
 from ._fast import (
+    SURROGATE_ESCAPE,
     FastConverter,
     FastUnsupported,
     absent_nulls,
@@ -40,8 +40,6 @@ BUILD_MIN_BYTES = 1024 * 1024
 second, once: it is kept in the cache); a smaller input uses a cached one or takes the model
 path."""
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-"""A ``\\uD800``-``\\uDFFF`` escape (or a text that looks like one: taken as one)."""
 
 _TYPES = {
     "operator-use": {"AgentMessage": ("AgentMessage",), "SessionFile": ("SessionFileEntry",)},
@@ -134,7 +132,7 @@ def _dicts_converted(
 ) -> tuple[list[dict[str, Any]], list[Loss]] | None:
     """``source``'s documents, vouched for, read and given to ``converter``; None: the input
     takes the model path."""
-    if _SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
+    if SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
         return None
     if format in _STREAMED and not source.lines:
         return None  # one document (pretty, maybe): its lines are not the seam's
