@@ -328,6 +328,7 @@ def _fast_session_file_via_hub(
         *(Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later),
     ]
     counted = dict(collections.Counter(map(operator.itemgetter(1, 2), losses)))
+    # without the documents: the partial would hold phi-core's dicts until the losses are read
     placed = functools.partial(_placed, source, FastConverted([], losses, hub.lines))
     count = len(source.documents)
     return Converted(format, target, text, placed, count, True, 0, [text], MODULES[target], counted)
