@@ -676,17 +676,17 @@ from phi_wire.serde import _shortcut
 from phi_wire.fastpath import _pattern
 
 inside = threading.Event()
-real = _shortcut._vouched_validator
+real = _shortcut._validator_for
 
-def slow_vouched_validator(validator):  # stands for pydantic-core building it: Rust frames
+def slow_validator_for(*args):  # stands for pydantic-core building it: Rust frames
     inside.set()
     time.sleep(1)
-    built = real(validator)
+    built = real(*args)
     sys.stdout.write("built\n")
     sys.stdout.flush()
     return built
 
-_shortcut._vouched_validator = slow_vouched_validator
+_shortcut._validator_for = slow_validator_for
 _pattern.build_pattern = lambda *args: rb'\{"type":"AgentEnd"[^\n]*\}'  # quick to build
 _shortcut.BUILD_AFTER = 1
 for _ in range(3):

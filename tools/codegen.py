@@ -13,7 +13,9 @@ Two trees, for each version the registry lists (``runtime/formats/__init__.py``)
 2. the package's ``__init__`` becomes the version's public module (``phi_wire.v0_8``): the API
    block of its format folder's ``api.py.tmpl`` is appended (the version-independent names of
    ``runtime/api.py``, ``schema`` bound to the version's files, the format's constructors, and
-   ``WireValue``: the union of the version's classes, which ``phi_wire.convert`` types with).
+   ``WireValue``: the union of the version's classes, which ``phi_wire.convert`` types with);
+3. each phi-core version package that ships ``loads``' expression gets ``_vouched``, its vouched
+   validator's core schema written out (``tools/codegen_vouched.py``).
 
 ``generated/typescript/`` (``tools/codegen_typescript.py``): an npm package with TypeScript
 declarations (json-schema-to-typescript) and ahead-of-time compiled validators (ajv) for every
@@ -44,6 +46,7 @@ from types import ModuleType
 from typing import Any
 
 import codegen_typescript
+import codegen_vouched
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
@@ -266,6 +269,7 @@ def build(scratch: Path) -> Path:
         package.parent.mkdir(parents=True, exist_ok=True)
         staging.rename(package)
         append_api(entry, package)
+    codegen_vouched.write_vouched(tree)
     format_tree(tree)
     for junk in IGNORED_NAMES:
         for path in list(tree.rglob(junk)):

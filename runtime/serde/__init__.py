@@ -44,10 +44,11 @@ from ._error_translation import from_python_validation_error
 from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through, serialized
 from ._ordered_value import OrderedJsonValue
 from ._schema import DIALECT, load_schema_files, meta_schemas, schema_for, schema_id_base
-from ._shortcut import prepare
+from ._shortcut import prepare, vouched_schema
 from ._sorted_value import sort_json
 from ._timestamp import Timestamp
 from ._wire import F32, JsonValue, LlmMessageBase, WireEnum, WireModel
+from ._wire import _to_f32 as to_f32  # F32's rounding, by name for tools/codegen_vouched.py
 
 __all__ = [
     "DIALECT",
@@ -74,4 +75,6 @@ __all__ = [
     "schema_id_base",
     "serialized",
     "sort_json",
+    "to_f32",
+    "vouched_schema",
 ]

@@ -44,13 +44,17 @@ assignment, once built.
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+import pydantic
+import pydantic_core
 from pydantic import ValidationError
+from pydantic.plugin._loader import get_plugins
 from pydantic_core import SchemaValidator
 
 from ..fastpath import is_utf8
@@ -59,6 +63,7 @@ from ..primitives import VOUCHED_FORM
 from ._definitions import collect_definitions
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
     from typing_extensions import TypeForm
 
 __all__ = [
@@ -70,6 +75,7 @@ __all__ = [
     "prepare",
     "shortcut_for",
     "vouched",
+    "vouched_schema",
 ]
 
 BUILD_AFTER = 10_000
@@ -116,18 +122,13 @@ class Shortcut:
     def _load(self, build: bool) -> Callable[[Any], Any] | None:
         from phi_wire.fastpath import document_expression
 
-        from ..primitives import adapter
-
         expression = document_expression(self.version or "", self.name, build)
         if expression is None:
             return None
         with _IN_PYDANTIC_CORE:
             if _exiting:
                 return None
-            typed = adapter(self.tp)
-            if type(typed.validator) is not SchemaValidator:
-                typed.rebuild()  # a model's deferred validator, not yet built
-            validator = _vouched_validator(typed.validator)
+            validator = _validator_for(self.tp, self.version or "", self.name)
         if validator is None:
             self.version = None  # pydantic's validator is not one this module knows: no fast path
             return None
@@ -302,10 +303,65 @@ def accepted_exactly(tp: Any) -> None:
         entry.count()
 
 
+def _validator_for(tp: Any, version: str, name: str) -> SchemaValidator | None:
+    """``tp``'s vouched validator: built from the schema codegen wrote for it, else (none written
+    for it, or for the pydantic installed) from its ``TypeAdapter``'s; None: no fast path."""
+    written = _written_validator(version, name)
+    return written if written is not None else _vouched_validator(_built_adapter(tp).validator)
+
+
+def _written_validator(version: str, name: str) -> SchemaValidator | None:
+    """The vouched validator of ``name`` built from the core schema ``tools/codegen`` wrote into
+    the version package (``_vouched``, by ``_vouched_source``), with no ``TypeAdapter``; None
+    when none was written for it, or for the pydantic and pydantic-core installed, or when
+    pydantic plugins are on (they wrap the adapter's validator: the fast path then stays off, as
+    ``vouched_schema`` decides)."""
+    entry = next((entry for entry in _PHI_CORE if entry.version == version), None)
+    if entry is None:
+        return None
+    try:
+        written = importlib.import_module(f"{entry.module}._vouched")
+    except ImportError:
+        return None
+    made = written.VOUCHED.get(name)
+    if made is None or _installed_pydantic() != (written.PYDANTIC, written.PYDANTIC_CORE):
+        return None
+    if get_plugins():
+        return None
+    schema, config = made()
+    return SchemaValidator(schema, config)
+
+
+def _installed_pydantic() -> tuple[str, str]:
+    return pydantic.VERSION, pydantic_core.__version__
+
+
+def vouched_schema(tp: Any) -> tuple[dict[str, Any], Any] | None:
+    """The core schema and config of ``tp``'s vouched validator, made from its ``TypeAdapter``'s:
+    pydantic-core's validator for the type, its validator functions that declare a vouched form
+    replaced by that form; None when that validator is not a plain ``SchemaValidator`` (pydantic
+    plugins wrap it) whose schema and config it can read back."""
+    return _vouched_parts(_built_adapter(tp).validator)
+
+
+def _built_adapter(tp: Any) -> TypeAdapter[Any]:
+    from ..primitives import adapter
+
+    typed = adapter(tp)
+    if type(typed.validator) is not SchemaValidator:
+        typed.rebuild()  # a model's deferred validator, not yet built
+    return typed
+
+
 def _vouched_validator(validator: Any) -> SchemaValidator | None:
     """pydantic-core's validator for the type, its validator functions that declare a vouched
     form replaced by that form; None when ``validator`` is not a plain ``SchemaValidator``
     (pydantic plugins wrap it) whose schema and config it can read back."""
+    parts = _vouched_parts(validator)
+    return None if parts is None else SchemaValidator(*parts)
+
+
+def _vouched_parts(validator: Any) -> tuple[dict[str, Any], Any] | None:
     if type(validator) is not SchemaValidator:
         return None
     reduced: Any = validator.__reduce__()  # pickling's: (SchemaValidator, (schema, config, ...))
@@ -319,8 +375,8 @@ def _vouched_validator(validator: Any) -> SchemaValidator | None:
         return None
     definitions: dict[str, Any] = {}
     collect_definitions(schema, definitions)
-    settings = {**(config or {}), **JUDGED_AS_LOADS}
-    return SchemaValidator(_with_vouched_forms(schema, definitions), cast(Any, settings))
+    settings: Any = {**(config or {}), **JUDGED_AS_LOADS}
+    return _with_vouched_forms(schema, definitions), settings
 
 
 _KEPT = ("ref", "metadata", "serialization")
