@@ -48,16 +48,18 @@ sys.stdout.write(json.dumps({"digest": digest.hex(), "opened": len(opened)}))
 """
 
 
-def installed(site: Path) -> Path:
+def installed(site: Path, before_record: Callable[[Path], None] | None = None) -> Path:
     """The package laid out under ``site`` as a wheel installs it, ``RECORD`` written last, with
     no bytecode (``pip --no-compile``: the first import writes its ``__pycache__`` folders after
-    the record; with bytecode, none is written after)."""
+    the record; with bytecode, none is written after); ``before_record`` adds files first."""
     shutil.copytree(
         stage(site.parent / "staged"),
         site,
         symlinks=False,
         ignore=shutil.ignore_patterns("__pycache__"),
     )
+    if before_record is not None:
+        before_record(site)
     lines = []
     for path in sorted(site.rglob("*")):
         if path.is_file():

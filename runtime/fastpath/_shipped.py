@@ -8,8 +8,13 @@ code word size made it. The wheel is built once (``tools/stage_package.py --ship
 one its key differs and the expression is compiled as before (``_cache``).
 
 An entry here is the cache's own form (``_cache.encode_entry``) and is judged by the cache's own
-check (``_cache.checked_entry``: form, SHA-256, key, the engine's acceptance, the probes), never
-trusted more: a forged, damaged or mismatched entry is ignored. Its key must hold on another
+check (``_cache.checked_entry``: form, SHA-256, key, the engine's acceptance, the probes): a
+forged, damaged or mismatched entry is ignored. One that the installer's ``RECORD`` vouches for
+(listed with its SHA-256 and size, that size still, not written since the record: ``_sources``'
+rule for the sources themselves) is trusted as phi_wire's own code is, being as much part of the
+wheel: its SHA-256 and probes are not run (they guard what another hand wrote, which a partial
+write or an edit after the installation would be, and the record's rule catches both), its form,
+key and the engine's acceptance are. Its key must hold on another
 machine, so it digests what the expression is made from without anything of the installation
 (no file times, no paths): the interpreter's version and engine, pydantic's and pydantic-core's
 versions, the types, and the sources of ``phi_wire`` and of the version's models by their names
@@ -39,7 +44,7 @@ from ._cache import (
     encode_entry,
 )
 from ._probes import HOME_FORMAT
-from ._sources import sources_digest
+from ._sources import recorded_unchanged, sources_digest
 
 __all__ = ["FOLDER", "SHIPPED", "enabled", "load_shipped", "shipped_name", "write_shipped"]
 
@@ -116,12 +121,14 @@ def load_shipped(
         name = shipped_name(version, types, detect, exact_values, format)
         if name is None:
             return None
-        data = _read(FOLDER / name)
+        path = FOLDER / name
+        data = _read(path)
     except OSError:  # none for this interpreter, or unreadable: compile as before
         return None
     if data is None:
         return None
-    return checked_entry(data, bytes.fromhex(name[5:-4]), version, types, format)
+    recorded = recorded_unchanged(path)
+    return checked_entry(data, bytes.fromhex(name[5:-4]), version, types, format, recorded)
 
 
 def _read(path: Path) -> bytes | None:

@@ -32,13 +32,14 @@ import io
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from phi_wire import __version__
 from phi_wire.formats import VERSIONS, find
 
 from ._probes import HOME_FORMAT
 
-__all__ = ["sources_digest"]
+__all__ = ["recorded_unchanged", "sources_digest"]
 
 _PACKAGE = "phi_wire"
 _DISTRIBUTION = f"{_PACKAGE}-{__version__}.dist-info"
@@ -113,60 +114,106 @@ def _read(version: str, format: str) -> bytes:
     return digest
 
 
+class _Record(NamedTuple):
+    """The installation's ``RECORD``, read once per process (while the file stays the same)."""
+
+    base: Path
+    """The folder its paths are relative to (site-packages)."""
+    written: int
+    """Its mtime: no file it vouches for was written after."""
+    rows: tuple[tuple[str, str, str], ...]
+    """(path, hash, size) of each file it lists."""
+
+
+_RECORDS: dict[tuple[str, int, int, int], _Record] = {}
+
+
+def _record() -> _Record | None:
+    """The ``RECORD`` of the installed ``phi_wire``; None when there is none (a source tree, an
+    editable install) or it is no regular file of a sane size."""
+    own = _package_folder(_PACKAGE)
+    record = own.parent / _DISTRIBUTION / "RECORD"
+    status = os.stat(record)
+    if not stat.S_ISREG(status.st_mode) or status.st_size > _RECORD_LIMIT:
+        return None
+    identity = (str(record), status.st_ino, status.st_size, status.st_mtime_ns)
+    known = _RECORDS.get(identity)
+    if known is None:
+        with open(record, "rb") as stream:
+            text = stream.read(_RECORD_LIMIT + 1).decode("utf-8")
+        rows = tuple(
+            (row[0], row[1], row[2]) for row in csv.reader(io.StringIO(text)) if len(row) == 3
+        )
+        known = _RECORDS[identity] = _Record(own.parent, status.st_mtime_ns, rows)
+    return known
+
+
+def recorded_unchanged(path: Path) -> bool:
+    """Whether the installation's ``RECORD`` lists ``path`` with its SHA-256 and size, and the
+    file is still as the installer wrote it: a regular file of that size, not written since the
+    record was (the rule ``_recorded`` holds the sources to, with its one blind spot)."""
+    try:
+        record = _record()
+        if record is None:
+            return False
+        relative = path.relative_to(record.base).as_posix()
+        listed = next((row for row in record.rows if row[0] == relative), None)
+        if listed is None or not listed[1].startswith("sha256="):
+            return False
+        status = os.stat(path, follow_symlinks=False)
+    except (OSError, ImportError, ValueError, UnicodeDecodeError, csv.Error):
+        return False
+    return (
+        stat.S_ISREG(status.st_mode)
+        and str(status.st_size) == listed[2]
+        and status.st_mtime_ns <= record.written
+    )
+
+
 def _recorded(version: str, format: str) -> bytes | None:
     """The digest from the installation's ``RECORD``, or None when there is none, or it does not
     vouch for every source as it is now (then the sources are read)."""
     try:
-        own = _package_folder(_PACKAGE)
-        record = own.parent / _DISTRIBUTION / "RECORD"
-        record_status = os.stat(record)
-        if not stat.S_ISREG(record_status.st_mode) or record_status.st_size > _RECORD_LIMIT:
+        record = _record()
+        if record is None:
             return None
-        with open(record, "rb") as stream:
-            text = stream.read(_RECORD_LIMIT + 1).decode("utf-8")
+        own = _package_folder(_PACKAGE)
         prefixes: list[tuple[str, str, frozenset[str]]] = []
         for package, skipped in _roots(version, format):
             folder = _package_folder(package)
             if folder != own and own not in folder.parents:
                 return None  # models installed elsewhere: not this RECORD's to vouch for
-            place = folder.relative_to(own.parent).as_posix() + "/"
+            place = folder.relative_to(record.base).as_posix() + "/"
             prefixes.append((place, package, skipped))
-        return _from_record(text, own.parent, record_status.st_mtime_ns, prefixes)
+        return _from_record(record, prefixes)
     except (OSError, ImportError, ValueError, UnicodeDecodeError, csv.Error):
         return None
 
 
-def _from_record(
-    text: str, base: Path, written: int, prefixes: list[tuple[str, str, frozenset[str]]]
-) -> bytes | None:
-    """The digest of the sources ``RECORD``'s ``text`` lists under ``base``, when each one is as
-    the record left it (``written``: RECORD's mtime) and no file was added to or removed from
-    their folders since."""
+def _from_record(record: _Record, prefixes: list[tuple[str, str, frozenset[str]]]) -> bytes | None:
+    """The digest of the sources ``record`` lists, when each one is as the record left it and no
+    file was added to or removed from their folders since."""
+    base = os.fspath(record.base)
     named: list[tuple[str, bytes]] = []
     folders: set[str] = set()
-    children: dict[str, set[str]] = {}  # folder: the names the record lists in it
-    for row in csv.reader(io.StringIO(text)):
-        if len(row) != 3:
-            continue
-        path, hashed, size = row
-        parts = path.split("/")
-        for depth in range(1, len(parts)):
-            children.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+    for path, hashed, size in record.rows:
         for place, package, skipped in prefixes:
+            if not path.startswith(place):
+                continue
             name = path[len(place) :]
-            if not path.startswith(place) or name.split("/", 1)[0] in skipped:
+            if name.split("/", 1)[0] in skipped:
                 continue
             if not name.endswith(".py"):
                 break
             if not hashed.startswith("sha256="):
                 return None
             content_digest = base64.urlsafe_b64decode(hashed[7:] + "=" * (-len(hashed[7:]) % 4))
-            status = os.stat(base / path, follow_symlinks=False)
+            status = os.stat(os.path.join(base, path), follow_symlinks=False)
             if (
                 len(content_digest) != 32
                 or not stat.S_ISREG(status.st_mode)
                 or status.st_size != int(size)
-                or status.st_mtime_ns > written
+                or status.st_mtime_ns > record.written
             ):
                 return None
             named.append((f"{package}/{name}", content_digest))
@@ -174,15 +221,21 @@ def _from_record(
     if not named:
         return None
     for folder in folders:
-        if not _as_recorded(base, folder, children, written):
+        if not _as_recorded(record, folder):
             return None
     return _digest(named)
 
 
-def _as_recorded(base: Path, folder: str, children: dict[str, set[str]], written: int) -> bool:
+def _as_recorded(record: _Record, folder: str) -> bool:
     """Whether ``folder`` holds what the record lists in it: unchanged since (its mtime), or
     changed only by a ``__pycache__`` made after (an installation without bytecode)."""
-    if os.stat(base / folder, follow_symlinks=False).st_mtime_ns <= written:
+    place = os.path.join(os.fspath(record.base), folder)
+    if os.stat(place, follow_symlinks=False).st_mtime_ns <= record.written:
         return True
-    listed = children.get(folder, set()) - {"__pycache__"}
-    return set(os.listdir(base / folder)) - {"__pycache__"} == listed
+    inside = folder + "/"
+    listed = {
+        path[len(inside) :].split("/", 1)[0]
+        for path, _, _ in record.rows
+        if path.startswith(inside)
+    }
+    return set(os.listdir(place)) - {"__pycache__"} == listed - {"__pycache__"}
