@@ -139,7 +139,7 @@ def _read(path: Path) -> bytes | None:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
             return None
-        data = entry.read(MAX_ENTRY_BYTES + 1)
+        data = entry.read(status.st_size + 1)  # (not a bigger buffer: 16 MB, then shrunk)
     return data if len(data) <= MAX_ENTRY_BYTES else None
 
 
