@@ -155,6 +155,17 @@ def test_another_pydantic_takes_the_adapters_way(monkeypatch: pytest.MonkeyPatch
     assert outcome(validator.validate_json, line)[0] == "accepted"
 
 
+def test_with_pydantic_plugins_on_the_written_schema_is_not_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plugin wraps the adapter's validator (and the fast path then stays off, as before): the
+    written schema, which would pass the plugin by, is not used either."""
+    from pydantic.plugin import _loader
+
+    monkeypatch.setattr(_loader, "get_plugins", lambda: [object()])
+    assert _shortcut._written_validator("0.8", "AgentEvent") is None
+
+
 _FIRST_DOCUMENT = r"""
 import json, sys
 import pydantic

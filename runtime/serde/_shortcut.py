@@ -57,7 +57,6 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 import pydantic_core
 from pydantic import ValidationError
-from pydantic.plugin._loader import get_plugins
 from pydantic_core import SchemaValidator
 
 from ..fastpath import is_utf8
@@ -315,7 +314,7 @@ def _validator_for(tp: Any, version: str, name: str) -> SchemaValidator | None:
 
 def _written_validator(version: str, name: str) -> SchemaValidator | None:
     """The vouched validator of ``name`` built from the core schema ``tools/codegen`` wrote into
-    the version package (``_vouched``, by ``_vouched_source``), with no ``TypeAdapter``; None
+    the version package (``_vouched``, by tools/codegen_vouched.py), with no ``TypeAdapter``; None
     when none was written for it, or for the pydantic and pydantic-core installed, or when
     pydantic plugins are on (they wrap the adapter's validator: the fast path then stays off, as
     ``vouched_schema`` decides)."""
@@ -329,6 +328,8 @@ def _written_validator(version: str, name: str) -> SchemaValidator | None:
     made = written.VOUCHED.get(name)
     if made is None or _installed_pydantic() != (written.PYDANTIC, written.PYDANTIC_CORE):
         return None
+    from pydantic.plugin._loader import get_plugins  # (that pydantic's: its version is known)
+
     if get_plugins():
         return None
     schema, config = made()
