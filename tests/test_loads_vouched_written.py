@@ -39,6 +39,7 @@ import phi_wire.v0_8
 import phi_wire.v0_10
 from phi_wire.formats import VERSIONS
 from phi_wire.serde import _shortcut, vouched_schema
+from phi_wire.serde._definitions import collect_definitions
 
 sys.path.insert(0, str(ROOT / "tools"))
 import codegen_vouched
@@ -50,26 +51,64 @@ _PROCESS_ID = re.compile(r":[0-9]+\Z")
 
 
 def comparable(node: Any) -> Any:
-    """A core schema as pydantic-core's validator reads it: without the keys it never reads,
-    refs without pydantic's process ids, a ``partial`` by its function and arguments, a lenient
-    field's default (``FieldInfo.get_default``) by the default it gives; every other object
-    itself (classes, functions, enum members: by identity or their own equality)."""
+    """A core schema as pydantic-core's validator reads it: every ``definition-ref`` replaced by
+    the schema it names (pydantic keeps a model's schema in a ``definitions`` node or inline
+    depending on what the process built before: either way, the same validator), without the
+    keys the validator never reads, refs without pydantic's process ids, a ``partial`` by its
+    function and arguments, a lenient field's default (``FieldInfo.get_default``) by the default
+    it gives; every other object itself (classes, functions, enum members: by identity or their
+    own equality)."""
+    found: dict[str, Any] = {}
+    collect_definitions(node, found)
+    _with_refs(node, found)
+    return _comparable(node, {_PROCESS_ID.sub("", ref): item for ref, item in found.items()}, ())
+
+
+def _with_refs(node: Any, found: dict[str, Any]) -> None:
+    """Also the schemas that carry a ``ref`` where they stand (a ``definition-ref`` may name
+    those too)."""
     if isinstance(node, dict):
-        schema = isinstance(node.get("type"), str)
+        if isinstance(node.get("type"), str) and isinstance(node.get("ref"), str):
+            found.setdefault(node["ref"], node)
+        for value in node.values():
+            _with_refs(value, found)
+    elif isinstance(node, list | tuple):
+        for item in node:
+            _with_refs(item, found)
+
+
+def _comparable(node: Any, definitions: dict[str, Any], within: tuple[str, ...]) -> Any:
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind == "definitions":
+            return _comparable(node["schema"], definitions, within)
+        if kind == "definition-ref":
+            ref = _PROCESS_ID.sub("", node["schema_ref"])
+            if ref in within:
+                return ("recursive", ref)
+            return _comparable(definitions[ref], definitions, within)
+        schema = isinstance(kind, str)
+        if schema and isinstance(node.get("ref"), str):
+            within = (*within, _PROCESS_ID.sub("", node["ref"]))
         return {
             key: _PROCESS_ID.sub("", value)
-            if schema and key in ("ref", "schema_ref") and isinstance(value, str)
-            else comparable(value)
+            if schema and key == "ref" and isinstance(value, str)
+            else _comparable(value, definitions, within)
             for key, value in node.items()
             if not (schema and key in codegen_vouched.NOT_READ_BY_VALIDATOR)
         }
     if isinstance(node, list):
-        return [comparable(item) for item in node]
+        return [_comparable(item, definitions, within) for item in node]
     if isinstance(node, tuple):
-        return tuple(comparable(item) for item in node)
+        return tuple(_comparable(item, definitions, within) for item in node)
     if isinstance(node, functools.partial):
-        keywords = sorted((key, comparable(value)) for key, value in node.keywords.items())
-        return ("partial", comparable(node.func), comparable(node.args), keywords)
+        function, arguments = (
+            _comparable(part, definitions, within) for part in (node.func, node.args)
+        )
+        keywords = {
+            key: _comparable(value, definitions, within) for key, value in node.keywords.items()
+        }
+        return ("partial", function, arguments, keywords)
     bound = getattr(node, "__self__", None)
     if isinstance(bound, FieldInfo):
         taken = bound.default_factory_takes_validated_data
