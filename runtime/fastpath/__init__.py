@@ -88,7 +88,7 @@ class FastPath:
         """Its every string takes any escape (pi's, ``JS_FORMATS``): lines dense with escapes
         are matched rewritten (``_escapes``)."""
 
-    def unmatched(self, block: bytes) -> list[int]:
+    def unmatched(self, block: bytes | bytearray) -> list[int]:
         """Start offsets of the lines of ``block`` (whole lines, the last one may lack its
         newline) that must be judged exactly."""
         size = len(block)
@@ -106,7 +106,7 @@ class FastPath:
         not_utf8 = lines_not_utf8(block)
         return sorted({*bad, *not_utf8}) if not_utf8 else bad
 
-    def _unmatched_lines(self, data: bytes, position: int, stop: int) -> list[int]:
+    def _unmatched_lines(self, data: bytes | bytearray, position: int, stop: int) -> list[int]:
         """Start offsets of the lines in ``data[position:stop]`` (whole lines) the expression
         does not match."""
         bad: list[int] = []
@@ -120,7 +120,7 @@ class FastPath:
             position = stop if newline == -1 else newline + 1
         return bad
 
-    def _matches_line(self, data: bytes, start: int) -> bool:
+    def _matches_line(self, data: bytes | bytearray, start: int) -> bool:
         """Whether the expression matches the whole line of ``data`` that starts at ``start``."""
         newline = data.find(b"\n", start)
         stop = len(data) if newline == -1 else newline + 1

@@ -36,7 +36,7 @@ DENSE_SAMPLE = SAMPLE_BYTES // 16
 escapes' saving outweighs ``replace``'s scan."""
 
 
-def dense_spans(block: bytes) -> list[tuple[int, int]]:
+def dense_spans(block: bytes | bytearray) -> list[tuple[int, int]]:
     """The stretches of whole lines of ``block`` worth rewriting, in order, apart: each the lines
     around consecutive samples that hold ``DENSE_SAMPLE`` backslashes or more (0: the whole
     block; read at each call, so that a test can force the rewrite on or off)."""
@@ -64,6 +64,6 @@ def dense_spans(block: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def rewritten(block: bytes, start: int, end: int) -> bytes:
+def rewritten(block: bytes | bytearray, start: int, end: int) -> bytes | bytearray:
     """``block[start:end]`` with each ``\\n`` escape made two DEL bytes (its length unchanged)."""
     return block[start:end].replace(ESCAPE, STAND_IN)
