@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from phi_wire.validate import _inputs
-from phi_wire.validate._inputs import Chunk, Source, read_file
+from phi_wire.validate._inputs import Chunk, Source, newlines_in, read_file
 from phi_wire.validate._records import FileStart, InputError, Settings, Verdict
 
 LIMIT = 300
@@ -124,3 +125,37 @@ def test_a_file_that_shrinks_while_read_on_is_reported(tmp_path: Path) -> None:
         with pytest.raises(InputError, match="shrank while being read"):
             while len(source.read_on(carried, 1024 * 1024)) > len(carried):
                 pass
+
+
+class _Counted(bytearray):
+    """A chunk's bytes that count the scans made of them."""
+
+    finds = 0
+    counts = 0
+
+    def find(self, *arguments: Any) -> int:  # type: ignore[override]
+        type(self).finds += 1
+        return super().find(*arguments)
+
+    def count(self, *arguments: Any) -> int:  # type: ignore[override]
+        type(self).counts += 1
+        return super().count(*arguments)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 3000), max_size=3000), st.booleans())
+def test_newlines_are_counted_exactly(lengths: list[int], last_newline: bool) -> None:
+    data = lines_written([b"x" * length for length in lengths], last_newline)
+    assert newlines_in(data) == data.count(b"\n")
+
+
+def test_long_lines_are_found_and_short_ones_counted() -> None:
+    """Lines of 1 kB: each newline found (no byte counted); of 100 bytes: the first
+    ``_FOUND_AT_ONCE`` found, the rest counted at once."""
+    for length, found_at_most, counted_at_least in ((1000, 4001, 0), (100, 64, 1)):
+        _Counted.finds = _Counted.counts = 0
+        data = _Counted(lines_written([b"y" * length] * 4000, True))
+        assert newlines_in(data) == 4000
+        assert _Counted.finds <= found_at_most and _Counted.counts >= counted_at_least
+        if not counted_at_least:
+            assert _Counted.counts == 0

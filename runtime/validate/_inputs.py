@@ -65,6 +65,7 @@ __all__ = [
     "input_size",
     "is_plain_file",
     "layout_note",
+    "newlines_in",
     "not_json_start",
     "open_stored",
     "peek_layout",
@@ -79,6 +80,12 @@ BLOCK_BYTES = 4 * 1024 * 1024
 RAW_BLOCK_BYTES = 1024 * 1024
 """Compressed bytes read at a time from a gzip file."""
 GZIP_MAGIC = b"\x1f\x8b"
+LONG_LINE_BYTES = 512
+"""Mean line length from which a chunk's newlines are counted by finding each (``memchr`` skips
+a line at memory speed, for some 0.1 us of Python a line) rather than by ``bytes.count``, which
+looks at every byte (0.3 ns each): on 8 MB of pi's messages (1 kB a line), 1.2 ms against 2.3."""
+_FOUND_AT_ONCE = 64
+_COUNTED_AT_ONCE = 1024 * 1024
 _BLANKS = b" \t\r\n"
 _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 
@@ -565,7 +572,7 @@ def _lines(
                 whole = data
             else:
                 whole, rest = data[: cut + 1], data[cut + 1 :]
-            newlines = whole.count(b"\n")
+            newlines = newlines_in(whole)
             yield Chunk(name, line, whole, True, newlines, plan)
             line += newlines
             pieces, size, data, carried = ([rest], len(rest), b"", 0) if rest else ([], 0, b"", 0)
@@ -580,6 +587,28 @@ def _lines(
             yield _over_limit(name, line, settings)
         else:
             yield Chunk(name, line, last, True, 0, plan)
+
+
+def newlines_in(data: bytes | bytearray) -> int:
+    """``data.count(b"\\n")``, in the quicker way for its lines' length (``LONG_LINE_BYTES``):
+    newlines found one by one while ``_FOUND_AT_ONCE`` of them span that much a line, the next
+    ``_COUNTED_AT_ONCE`` bytes counted whenever they do not."""
+    find = data.find
+    size = len(data)
+    count = 0
+    position = -1  # every newline up to here is counted
+    while position < size - 1:
+        start = position
+        for _ in range(_FOUND_AT_ONCE):
+            position = find(b"\n", position + 1)
+            if position == -1:
+                return count
+            count += 1
+        if position - start < _FOUND_AT_ONCE * LONG_LINE_BYTES:  # short lines
+            end = min(size, position + 1 + _COUNTED_AT_ONCE)
+            count += data.count(b"\n", position + 1, end)
+            position = end - 1
+    return count
 
 
 def _long_line(
