@@ -208,6 +208,10 @@ def test_the_lines_vouched_for_are_the_same_with_the_rewrite_forced_on_and_off(
     messages = path_for(version, "AgentMessage")
     monkeypatch.setattr(_escapes, "DENSE_SAMPLE", 0)
     rejected = set(messages.unmatched(block))
+    middle = block.index(b"\n", len(block) // 2) + 1
+    for first in (len(lines[0]) + 1, middle):  # the lines after a session file's header
+        after = [offset + first for offset in messages.unmatched(block[first:])]
+        assert messages.unmatched(block, first) == after
     starts = [0]
     for line in lines[:-1]:
         starts.append(starts[-1] + len(line) + 1)

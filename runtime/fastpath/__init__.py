@@ -88,22 +88,26 @@ class FastPath:
         """Its every string takes any escape (pi's, ``JS_FORMATS``): lines dense with escapes
         are matched rewritten (``_escapes``)."""
 
-    def unmatched(self, block: bytes | bytearray) -> list[int]:
+    def unmatched(self, block: bytes | bytearray, first: int = 0) -> list[int]:
         """Start offsets of the lines of ``block`` (whole lines, the last one may lack its
-        newline) that must be judged exactly."""
+        newline) that must be judged exactly; ``first``: only of the lines from that offset on
+        (a line's start; a session file's entries after its header, not copied apart)."""
         size = len(block)
         spans = dense_spans(block) if self.any_escape else []
         bad: list[int] = []
-        position = 0
+        position = first
         for start, end in spans:
+            if end <= position:
+                continue
+            start = max(start, position)
             bad += self._unmatched_lines(block, position, start)
             stand_in = rewritten(block, start, end)
             for offset in self._unmatched_lines(stand_in, 0, end - start):
-                if not self._matches_line(block, start + offset):  # e.g. a rewritten \\n
+                if not self._matches_line(block, start + offset):  # an escaped backslash, then n
                     bad.append(start + offset)
             position = end
         bad += self._unmatched_lines(block, position, size)
-        not_utf8 = lines_not_utf8(block)
+        not_utf8 = [line for line in lines_not_utf8(block) if line >= first]
         return sorted({*bad, *not_utf8}) if not_utf8 else bad
 
     def _unmatched_lines(self, data: bytes | bytearray, position: int, stop: int) -> list[int]:
@@ -184,9 +188,7 @@ class SessionFilePath:
             return False
         if any(mark in document for mark in self.breaks):
             return False
-        return not self.entries.unmatched(
-            document if self.header_an_entry else document[len(first) :]
-        )
+        return not self.entries.unmatched(document, 0 if self.header_an_entry else len(first))
 
 
 def fast_path(
