@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import sys
 import zlib
@@ -87,6 +88,8 @@ looks at every byte (0.3 ns each): on 8 MB of pi's messages (1 kB a line), 1.2 m
 _FOUND_AT_ONCE = 64
 _COUNTED_AT_ONCE = 1024 * 1024
 _BLANKS = b" \t\r\n"
+_NOT_BLANK = re.compile(rb"[^ \t\r\n]")
+"""Where a byte other than ``_BLANKS`` is (found in place: no copy of a head to strip it)."""
 _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 
 
@@ -345,7 +348,7 @@ def recognise_layout(named: str | None, head: bytes) -> str:
     says (JSONL for stdin and other names)."""
     text = head.removeprefix(BOM).lstrip(_BLANKS)
     end = text.find(b"\n")
-    if end == -1 or not text[end + 1 :].strip(_BLANKS):
+    if end == -1 or _NOT_BLANK.search(text, end + 1) is None:
         return named or LINES  # one line (or the first line fills the head): either reading
     first = text[:end].rstrip(_BLANKS)
     if first in (b"{", b"["):
