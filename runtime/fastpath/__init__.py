@@ -13,7 +13,8 @@ verdict (``_cache``, ``_private``).
 
 A format's reader decides what the expression may take: serde's (phi-core, clark-agent: its
 borrowed strings without escapes) or pydantic's lax one (Operator-Use: any number form that stays
-finite, ``dict`` fields) or ``JSON.parse``'s followed by pi's models (pi: ``_js``); a whole
+finite, ``dict`` fields) or ``JSON.parse``'s followed by pi's models (pi: ``_js``; its lines
+dense with escapes are matched rewritten, each ``\\n`` two DEL bytes: ``_escapes``); a whole
 Operator-Use or pi session file is vouched for line by line, its header first
 (``SessionFilePath``). ``--strict`` has its own for phi-core's whole documents
 (``CanonicalPath``): the expression narrowed to what phi-core writes (``_canonical``), matched on
@@ -37,6 +38,8 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from ._compact import compact
+from ._escapes import dense_spans, rewritten
+from ._js import JS_FORMATS
 from ._js import TAG_KEY as JS_TAG_KEY
 from ._pretty import is_pretty
 from ._probes import probes_key
@@ -78,26 +81,55 @@ class FastPath:
     """Finds, in a block of JSONL lines, the ones the pattern does not vouch for; vouches for
     whole (pretty) documents."""
 
-    def __init__(self, lines: re.Pattern[bytes]) -> None:
+    def __init__(self, lines: re.Pattern[bytes], any_escape: bool = False) -> None:
         self.lines = lines
         """Matches as many whole valid lines as follow the start position."""
+        self.any_escape = any_escape
+        """Its every string takes any escape (pi's, ``JS_FORMATS``): lines dense with escapes
+        are matched rewritten (``_escapes``)."""
 
-    def unmatched(self, block: bytes) -> list[int]:
+    def unmatched(self, block: bytes | bytearray, first: int = 0) -> list[int]:
         """Start offsets of the lines of ``block`` (whole lines, the last one may lack its
-        newline) that must be judged exactly."""
-        bad: list[int] = []
-        position = 0
+        newline) that must be judged exactly; ``first``: only of the lines from that offset on
+        (a line's start; a session file's entries after its header, not copied apart)."""
         size = len(block)
-        while position < size:
-            found = self.lines.match(block, position)
+        spans = dense_spans(block) if self.any_escape else []
+        bad: list[int] = []
+        position = first
+        for start, end in spans:
+            if end <= position:
+                continue
+            start = max(start, position)
+            bad += self._unmatched_lines(block, position, start)
+            stand_in = rewritten(block, start, end)
+            for offset in self._unmatched_lines(stand_in, 0, end - start):
+                if not self._matches_line(block, start + offset):  # an escaped backslash, then n
+                    bad.append(start + offset)
+            position = end
+        bad += self._unmatched_lines(block, position, size)
+        not_utf8 = [line for line in lines_not_utf8(block) if line >= first]
+        return sorted({*bad, *not_utf8}) if not_utf8 else bad
+
+    def _unmatched_lines(self, data: bytes | bytearray, position: int, stop: int) -> list[int]:
+        """Start offsets of the lines in ``data[position:stop]`` (whole lines) the expression
+        does not match."""
+        bad: list[int] = []
+        while position < stop:
+            found = self.lines.match(data, position, stop)
             end = found.end() if found is not None else position
-            if end >= size:
+            if end >= stop:
                 break
             bad.append(end)
-            newline = block.find(b"\n", end)
-            position = size if newline == -1 else newline + 1
-        not_utf8 = lines_not_utf8(block)
-        return sorted({*bad, *not_utf8}) if not_utf8 else bad
+            newline = data.find(b"\n", end, stop)
+            position = stop if newline == -1 else newline + 1
+        return bad
+
+    def _matches_line(self, data: bytes | bytearray, start: int) -> bool:
+        """Whether the expression matches the whole line of ``data`` that starts at ``start``."""
+        newline = data.find(b"\n", start)
+        stop = len(data) if newline == -1 else newline + 1
+        found = self.lines.match(data, start, stop)
+        return found is not None and found.end() == stop
 
     def vouches_line(self, line: bytes, utf8: bool = False) -> bool:
         """Whether one compact document, alone on its line (with or without its line ending),
@@ -156,9 +188,7 @@ class SessionFilePath:
             return False
         if any(mark in document for mark in self.breaks):
             return False
-        return not self.entries.unmatched(
-            document if self.header_an_entry else document[len(first) :]
-        )
+        return not self.entries.unmatched(document, 0 if self.header_an_entry else len(first))
 
 
 def fast_path(
@@ -179,7 +209,7 @@ def fast_path(
     if format not in FORMATS:
         return None
     compiled = _compiled(version, types, detect, build, exact_values=False, format=format)
-    return None if compiled is None else FastPath(compiled)
+    return None if compiled is None else FastPath(compiled, format in JS_FORMATS)
 
 
 def document_expression(version: str, name: str, build: bool) -> re.Pattern[bytes] | None:

@@ -54,6 +54,9 @@ path of 2-4 MB a second)."""
 PLAN_MIN_BYTES = 1024 * 1024
 """The JSONL files whose first lines ``format_fast_paths`` reads to tell their kind (a smaller one
 costs more to read twice than its share of a build saves)."""
+FIRST_LOOK_BYTES = 128 * 1024
+"""What is read of a file to plan it first (the rest of ``HEAD_BYTES`` only when its first lines
+do not decide: ``_plan.plan_file_lines``)."""
 AUTO_DOCUMENT_TYPES = ("Session",)
 """Types the fast path of .json files knows without --type: the files phi-core writes
 (``save_session``, pretty)."""
@@ -187,12 +190,16 @@ def _planned(name: str, settings: Settings) -> tuple[str, str, str] | None:
         if not stat.S_ISREG(os.stat(name).st_mode):
             return None  # a FIFO, a device: read once, by the run itself
         with open(name, "rb") as file:
-            head = file.read(HEAD_BYTES)
+            head = file.read(FIRST_LOOK_BYTES)
+            if head.startswith(b"\x1f\x8b"):  # gzip: its lines are planned as they are read
+                return None
+            rest = HEAD_BYTES - len(head) if len(head) == FIRST_LOOK_BYTES else 0
+            # kept for reading the file (``_inputs``)
+            plan = plan_file_lines(
+                name, head, settings, (lambda: file.read(rest)) if rest else None
+            )
     except (OSError, ValueError):
         return None
-    if head.startswith(b"\x1f\x8b"):  # gzip: its lines are planned as they are read
-        return None
-    plan = plan_file_lines(name, head, settings)  # kept for reading the file (``_inputs``)
     if plan is None or plan.format not in FORMATS or plan.format == HOME_FORMAT:
         return None
     own = reader(plan.format, plan.version)  # as ``_judge`` reads the file's lines

@@ -109,7 +109,7 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
     plan = chunk.plan if settings.format == AUTO else None
     found, vouched_judged = (None, None) if not fast else chunk_fast_path(chunk, settings, plan)
     if found is not None and vouched_judged is not None and not chunk.lines:
-        if found.vouches(chunk.data):
+        if found.vouches(_bytes(chunk.data)):
             return Verdict(1, 0, chunk.size, [], judged=(vouched_judged,))
         found = None
     path = found if isinstance(found, FastPath) else None
@@ -126,15 +126,21 @@ def judge_chunk(chunk: Chunk, settings: Settings, fast: bool = True) -> Verdict:
         counted = start
         if chunk.lines:
             end = data.find(b"\n", start)
-            raw = data[start : end if end != -1 else len(data)]
+            raw = _bytes(data[start : end if end != -1 else len(data)])
             next_line = len(data) if end == -1 else end + 1
         else:
-            raw = data
+            raw = _bytes(data)
             next_line = len(data)
         collected.add(line, _judge(chunk, line, raw, settings, plan))
     if path is not None and vouched_judged is not None and (next_line < len(data) or not starts):
         collected.add_judged(vouched_judged)  # lines after the last one judged exactly
     return collected.verdict()
+
+
+def _bytes(data: bytes | bytearray) -> bytes:
+    """``data`` as ``bytes``: a whole document already is; a line of a buffer that lines were
+    read on into (``_inputs.Source.read_on``) is copied, as slicing copied it anyway."""
+    return data if isinstance(data, bytes) else bytes(data)
 
 
 class _Collected:

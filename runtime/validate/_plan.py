@@ -91,15 +91,22 @@ def plan_lines(head: bytes, settings: Settings) -> Recognised | None:
     return _planned(_head_documents(head)[0], settings)
 
 
-def plan_file_lines(name: str, head: bytes, settings: Settings) -> Recognised | None:
+def plan_file_lines(
+    name: str, head: bytes, settings: Settings, more: Callable[[], bytes] | None = None
+) -> Recognised | None:
     """``plan_lines(head, settings)`` for the file ``name``, made once per run: kept with the
-    bytes it depends on, and taken again for a head that starts with them."""
+    bytes it depends on, and taken again for a head that starts with them. ``more``: the bytes
+    that follow ``head``, read only when its lines do not decide the plan (a first look at a
+    file need not read ``HEAD_BYTES``: pi's 64 first messages hold some 70 kB)."""
     if not _needs_documents(settings):
         return None
     kept = _KEPT.get((name, settings))
     if kept is not None and head.startswith(kept[0]):
         return kept[1]
     documents, used = _head_documents(head)
+    if used is None and more is not None:
+        head += more()
+        documents, used = _head_documents(head)
     plan = _planned(documents, settings)
     if used is not None and used + sum(len(text) for text, _ in _KEPT.values()) <= KEPT_PLAN_BYTES:
         _KEPT[name, settings] = (head[:used], plan)
