@@ -163,7 +163,7 @@ def open_stream(url: str, offset: int, etag: str | None) -> tuple[Iterator[bytes
     except PreconditionError:
         raise ObjectChanged(url) from None
     except Exception as error:
-        if not isinstance(error, obstore.exceptions.NotFoundError):
+        if not isinstance(error, (FileNotFoundError, obstore.exceptions.NotFoundError)):
             _disable(bucket)  # the store, not the object: s3fs from now on in this process
         raise Unavailable(f"{url}: {type(error).__name__}") from None
     found = result.meta.get("e_tag")
@@ -267,7 +267,7 @@ class S3Stream:
                 if type(error).__name__ == "PreconditionError":
                     raise changed(self.etag) from None
                 if not progressed:
-                    self._hand_over()
+                    self._hand_over(type(error).__name__)
                     return False
                 progressed = False  # started again where it stopped, once per progress
                 continue
@@ -288,14 +288,15 @@ class S3Stream:
             self._chunks, found = open_stream(self.url, offset, self.etag)
         except ObjectChanged:
             raise changed(self.etag) from None
-        except Unavailable:
-            self._hand_over()
+        except Unavailable as error:
+            self._hand_over(error)
             return False
         if self.etag is None:
             self.etag = found
         return True
 
-    def _hand_over(self) -> None:
+    def _hand_over(self, why: object) -> None:
+        _log.debug("%s: read through s3fs from byte %d (%s)", self.url, self._position, why)
         self._chunks = None
         self._buffer = b""
         self._other = self._fallback()
