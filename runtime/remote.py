@@ -324,9 +324,7 @@ class RemoteFile:
         except OSError as error:
             if type(error).__name__ != "FileExpired":
                 raise
-            raise OSError(
-                errno.EBUSY, f"the object changed after it was listed (ETag no longer {self.etag})"
-            ) from None
+            raise remote_s3.changed(self.etag) from None
 
     def seek(self, offset: int, whence: int = 0) -> int:
         base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self.size}.get(whence)

@@ -1,8 +1,8 @@
 """An S3 object read by offsets costs the store one GET per request (moto, for one, reads the
 whole object for each ranged GET) and the reader its HTTP stack's CPU per MB: this module reads
-an ``s3://`` object from an offset as one GET streamed in chunks (``obstore``, Rust's
-object_store: the bytes arrive outside the GIL), so that a block of a Dask part or a whole gzip
-object is one request, in memory of a chunk or two, whatever its size.
+an ``s3://`` object from an offset as one GET of up to 64 MB streamed in chunks (``obstore``,
+Rust's object_store: the bytes arrive outside the GIL), so that a Dask part's block is one
+request (a gzip object one per 64 MB), in memory of a chunk or two, whatever its size.
 
 It is ``phi_wire.remote``'s fast reader for ``s3://``, used when ``obstore`` is installed (the
 ``remote`` extra installs it) and s3fs is configured by the usual AWS environment only; else, and
@@ -28,8 +28,19 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from obstore.store import S3Credential, S3Store
 
-__all__ = ["CHUNK_BYTES", "ObjectChanged", "S3Stream", "Unavailable", "open_stream", "usable"]
+__all__ = [
+    "CHUNK_BYTES",
+    "SPAN_BYTES",
+    "ObjectChanged",
+    "S3Stream",
+    "Unavailable",
+    "open_stream",
+    "usable",
+]
 
+SPAN_BYTES = 64 * 1024 * 1024
+"""A GET asks this much at most (a Dask part's block): reading on past it starts the next GET
+there (on the same ETag), and a reader that stops early leaves no larger request unread."""
 CHUNK_BYTES = 1024 * 1024
 """The least a stream hands over at a time: what a look at an object's first lines fetches,
 and what a stream holds besides what its reader asked for."""
@@ -145,17 +156,20 @@ def _disable(bucket: str) -> None:
     _STORES[bucket] = None
 
 
-def open_stream(url: str, offset: int, etag: str | None) -> tuple[Iterator[bytes], str | None]:
-    """The bytes of the ``s3://`` object at ``url`` from ``offset`` to its end, as chunks of at
-    least ``CHUNK_BYTES`` (the last may be shorter), and the ETag they are of; ``etag``: the
-    version they must be of. ``ObjectChanged`` when it is no longer; ``Unavailable`` for any
-    other failure to start (the caller asks s3fs, whose errors say it as before)."""
+def open_stream(
+    url: str, start: int, end: int, etag: str | None
+) -> tuple[Iterator[bytes], str | None]:
+    """The bytes ``start`` to ``end`` (or the object's end, if sooner) of the ``s3://`` object
+    at ``url``, as chunks of at least ``CHUNK_BYTES`` (the last may be shorter), and the ETag
+    they are of; ``etag``: the version they must be of. ``ObjectChanged`` when it is no
+    longer; ``Unavailable`` for any other failure to start (the caller asks s3fs, whose errors
+    say it as before)."""
     import obstore
     from obstore.exceptions import PreconditionError
 
     bucket, _, key = url.partition("://")[2].partition("/")
     store = _store(bucket)
-    options: dict[str, Any] = {"range": {"offset": offset}}
+    options: dict[str, Any] = {"range": (start, end)}
     if etag is not None:
         options["if_match"] = etag
     try:
@@ -167,7 +181,7 @@ def open_stream(url: str, offset: int, etag: str | None) -> tuple[Iterator[bytes
             _disable(bucket)  # the store, not the object: s3fs from now on in this process
         raise Unavailable(f"{url}: {type(error).__name__}") from None
     found = result.meta.get("e_tag")
-    return _logged(url, offset, iter(result.stream(min_chunk_size=CHUNK_BYTES))), found
+    return _logged(url, start, iter(result.stream(min_chunk_size=CHUNK_BYTES))), found
 
 
 def _logged(url: str, offset: int, chunks: Iterator[bytes]) -> Iterator[bytes]:
@@ -197,13 +211,13 @@ def changed(etag: str | None) -> OSError:
 
 class S3Stream:
     """An ``s3://`` object opened for reading: ``read(size)``, ``seek(offset)``, ``size``,
-    ``close()``, as ``phi_wire.remote.RemoteFile``. Reads in order are served by one GET from
-    where the first began to the object's end, consumed in chunks as they are read (never more
-    than the read asked plus a chunk held); a seek back before what is held, or further ahead
-    than a chunk, starts another GET there. A GET that cannot start, or breaks before it has
-    given anything, hands the object to ``fallback`` (s3fs's reader) from where reading is;
-    one that breaks after giving something is started again where it stopped, on the same
-    ETag."""
+    ``close()``, as ``phi_wire.remote.RemoteFile``. Reads in order are served by one GET of
+    ``SPAN_BYTES`` from where the first began (then the next), consumed in chunks as they are
+    read (never more than the read asked plus a chunk held); a seek back before what is held,
+    or further ahead than a chunk, starts another GET there. A GET that cannot start, or
+    breaks before it has given anything, hands the object to ``fallback`` (s3fs's reader) from
+    where reading is; one that breaks after giving something is started again where it
+    stopped, on the same ETag."""
 
     def __init__(
         self, url: str, size: int, etag: str | None, fallback: Callable[[], Seekable]
@@ -219,6 +233,8 @@ class S3Stream:
         self._buffer_start = 0
         self._chunks: Iterator[bytes] | None = None
         """The GET under way, at ``_buffer_start + len(_buffer)``."""
+        self._span_end = 0
+        """Where the GET under way ends."""
 
     def read(self, size: int = -1) -> bytes:
         if self._other is not None:
@@ -261,6 +277,8 @@ class S3Stream:
                 chunk = next(self._chunks)
             except StopIteration:
                 self._chunks = None
+                if reached == self._span_end < self.size:
+                    continue  # the next GET from there
                 break  # the object ends early: a short read says so
             except Exception as error:
                 self._chunks = None
@@ -284,8 +302,9 @@ class S3Stream:
         return True
 
     def _open(self, offset: int) -> bool:
+        self._span_end = min(self.size, offset + SPAN_BYTES)
         try:
-            self._chunks, found = open_stream(self.url, offset, self.etag)
+            self._chunks, found = open_stream(self.url, offset, self._span_end, self.etag)
         except ObjectChanged:
             raise changed(self.etag) from None
         except Unavailable as error:

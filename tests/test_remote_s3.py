@@ -138,3 +138,24 @@ def test_a_server_gone_is_one_line(
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"phi-wire: s3://{bucket}/in/: cannot read")
     s3fs.S3FileSystem.clear_instance_cache()
+
+
+def test_a_long_read_goes_on_from_one_get_to_the_next(
+    s3_server: S3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GET asks ``SPAN_BYTES`` at most (3 MB here): reading a 10 MB object whole, 4 MB at a
+    time, takes 4 GETs one after the other and gives its bytes, none lost at the seams."""
+    from phi_wire import remote_s3
+
+    monkeypatch.setattr(remote_s3, "SPAN_BYTES", 3_000_000)
+    bucket = s3_server.bucket()
+    url = f"s3://{bucket}/long.jsonl"
+    data = EVENTS * (10_000_000 // len(EVENTS))
+    s3_server.put(url, data)
+    remote.files_under(f"s3://{bucket}/")
+    with served() as requests, remote.open_url(url) as opened:
+        pieces = []
+        while piece := opened.read(4_000_000):
+            pieces.append(piece)
+    assert b"".join(pieces) == data
+    assert len([line for line in requests if line.startswith("GET ")]) == 4
