@@ -7,6 +7,7 @@ after it was listed, a server that went away (then s3fs, the fallback, says why)
 from __future__ import annotations
 
 import logging
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,3 +160,20 @@ def test_a_long_read_goes_on_from_one_get_to_the_next(
             pieces.append(piece)
     assert b"".join(pieces) == data
     assert len([line for line in requests if line.startswith("GET ")]) == 4
+
+
+def test_without_obstore_s3fs_reads(s3_server: S3, monkeypatch: pytest.MonkeyPatch) -> None:
+    """obstore not installed (or ``PHI_WIRE_S3_READER=s3fs``): s3fs's reader serves the same
+    bytes, as before the streamed reader."""
+    bucket = s3_server.bucket()
+    url = f"s3://{bucket}/events.jsonl"
+    s3_server.put(url, EVENTS)
+    with remote.open_url(url) as opened:
+        assert not isinstance(opened, remote.RemoteFile) and opened.read() == EVENTS
+    monkeypatch.setenv("PHI_WIRE_S3_READER", "s3fs")
+    with remote.open_url(url) as opened:
+        assert isinstance(opened, remote.RemoteFile) and opened.read() == EVENTS
+    monkeypatch.delenv("PHI_WIRE_S3_READER")
+    monkeypatch.setitem(sys.modules, "obstore", None)  # as if not installed
+    with remote.open_url(url) as opened:
+        assert isinstance(opened, remote.RemoteFile) and opened.read() == EVENTS
