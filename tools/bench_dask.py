@@ -35,6 +35,13 @@ interleaved rounds; every run's outputs are checked to be the local command's, b
 
     python tools/bench_dask.py --convert [--size-mb 48] [--files 8] [--repeat 3]
 
+``--readers`` measures the ways of reading S3 byte ranges instead, in this process against moto's
+server (its own process): s3fs's reader with its read-ahead (main's), phi_wire's streamed obstore
+GET, s3fs's ``cat_file``, botocore's ``get_object`` and obstore's ``get_range``, one GET per range;
+the reader's and the server's CPU time per MB, medians of ``--repeat`` interleaved rounds.
+
+    python tools/bench_dask.py --readers [--s3-mb 100] [--part-mb 12] [--size-mb 500 --files 8]
+
 Do not edit phi_wire's sources while it runs: the fast path's cache key digests them, and a worker
 that misses the cache judges without it (or builds it again).
 """
@@ -361,8 +368,9 @@ def s3_rounds(plain: Path, megabytes: int, repeat: int, version: str) -> dict[st
             total += path.stat().st_size
         local, client = cluster(2)  # after the environment: the workers find the server
         try:
-            first = "s3://" + min(fs.ls("bench/data"))
-            on_dask(client, first, version)  # the workers import s3fs and connect once, not timed
+            # every worker imports its S3 client and connects once (a cluster that outlives runs
+            # does it once), not timed: one run over all the objects, so that each worker has read
+            on_dask(client, "s3://bench/data/", version)
             figures: dict[str, list[float]] = {}
 
             def measured(label: str, path: str) -> Callable[[], float]:
