@@ -31,6 +31,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any, BinaryIO, NamedTuple
 
+from phi_wire import remote_s3
+from phi_wire.remote_s3 import S3Stream
+
 FileSystem = Any
 """An fsspec ``AbstractFileSystem``: fsspec ships no type information, and it is imported by name
 at run time only (so that a user's ``mypy --strict`` never analyses it)."""
@@ -321,9 +324,7 @@ class RemoteFile:
         except OSError as error:
             if type(error).__name__ != "FileExpired":
                 raise
-            raise OSError(
-                errno.EBUSY, f"the object changed after it was listed (ETag no longer {self.etag})"
-            ) from None
+            raise remote_s3.changed(self.etag) from None
 
     def seek(self, offset: int, whence: int = 0) -> int:
         base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self.size}.get(whence)
@@ -344,10 +345,23 @@ class RemoteFile:
         self.close()
 
 
-def open_url(url: str, size: int | None = None) -> RemoteFile:
+def open_url(url: str, size: int | None = None) -> RemoteFile | S3Stream:
     """The object at ``url`` opened for reading (``OSError`` when it cannot be); ``size``: its
-    size when known (else the listing's, else asked)."""
-    return RemoteFile(url, size)
+    size when known (else the listing's, else asked). An ``s3://`` object is read by
+    ``phi_wire.remote_s3``'s streamed GETs when it can (one request per run of reads in order),
+    else, and for whatever that reader cannot do, by s3fs (``RemoteFile``)."""
+    scheme = url.partition("://")[0].lower()
+    if scheme not in ("s3", "s3a") or not remote_s3.usable():
+        return RemoteFile(url, size)
+    _filesystem(url)  # MissingExtra without s3fs, as for any URL
+    known = _SIZES.get(url) if size is None else size
+    if known is None:
+        known = path_size(url)  # asked (a HEAD request), as s3fs would
+    info = _LISTED.get(url)
+    etag = info.get("ETag") if info is not None and int(info.get("size") or 0) == known else None
+    return remote_s3.S3Stream(
+        "s3://" + url.partition("://")[2], known, etag, lambda: RemoteFile(url, known)
+    )
 
 
 def read_whole(url: str, limit: int, size: int | None = None) -> bytes:
@@ -410,7 +424,7 @@ def upload_atomically(local: str | os.PathLike[str], url: str, tag: str = "") ->
         fs.invalidate_cache()
 
 
-def open_path(name: str) -> RemoteFile | BinaryIO:
+def open_path(name: str) -> RemoteFile | S3Stream | BinaryIO:
     """A local path or a URL opened for reading bytes (``read``, ``seek``, ``close``; ``OSError``
     when it cannot be): what a reader of either calls."""
     return open_url(name) if is_url(name) else open(name, "rb")

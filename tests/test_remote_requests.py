@@ -150,25 +150,28 @@ def test_an_object_changed_after_listing_is_an_input_error(s3_server: S3, client
 
 @contextmanager
 def fetched() -> Iterator[list[int]]:
-    """The bytes each ranged GET of this process asks for meanwhile (s3fs logs one line each)."""
+    """The bytes this process fetches meanwhile: each ranged GET's of s3fs, each chunk of
+    ``phi_wire.remote_s3``'s streamed GETs (each library logs one line per request or chunk)."""
     sizes: list[int] = []
 
     class Collect(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
-            found = re.search(r"^Fetch: \S+, (\d+)-(\d+)$", record.getMessage())
+            found = re.search(r"^Fetch(?:ed)?: \S+, (\d+)-(\d+)$", record.getMessage())
             if found:
                 sizes.append(int(found[2]) - int(found[1]))
 
-    logger = logging.getLogger("s3fs")
-    level = logger.level
+    loggers = [logging.getLogger(name) for name in ("s3fs", "phi_wire.remote_s3")]
+    levels = [logger.level for logger in loggers]
     handler = Collect()
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
     try:
         yield sizes
     finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
 
 
 def test_a_look_at_an_objects_first_lines_fetches_little_more(s3_server: S3) -> None:

@@ -35,6 +35,13 @@ interleaved rounds; every run's outputs are checked to be the local command's, b
 
     python tools/bench_dask.py --convert [--size-mb 48] [--files 8] [--repeat 3]
 
+``--readers`` measures the ways of reading S3 byte ranges instead, in this process against moto's
+server (its own process): s3fs's reader with its read-ahead (main's), phi_wire's streamed obstore
+GET, s3fs's ``cat_file``, botocore's ``get_object`` and obstore's ``get_range``, one GET per range;
+the reader's and the server's CPU time per MB, medians of ``--repeat`` interleaved rounds.
+
+    python tools/bench_dask.py --readers [--s3-mb 100] [--part-mb 12] [--size-mb 500 --files 8]
+
 Do not edit phi_wire's sources while it runs: the fast path's cache key digests them, and a worker
 that misses the cache judges without it (or builds it again).
 """
@@ -177,6 +184,10 @@ def main() -> None:
     parser.add_argument(
         "--beside", default=None, help="another Python (main's venv): its S3 figures alongside"
     )
+    parser.add_argument(
+        "--readers", action="store_true", help="CPU per MB of each way of reading S3 ranges"
+    )
+    parser.add_argument("--part-mb", type=int, default=12, help="--readers: bytes per range")
     parser.add_argument("--s3-child", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.s3_child is not None:  # one round of --beside: the figures as one JSON line
@@ -199,6 +210,11 @@ def main() -> None:
 def run(work: Path, lines: list[str], args: argparse.Namespace) -> None:
     plain, packed = work / "plain", work / "gzip"
     size = write_archive(plain, lines, args.size_mb, args.files) / 1e6
+    if args.readers:
+        print(f"input: {size:.0f} MB in {args.files} plain JSONL files; before: {load()}")
+        measure_readers(plain, args)
+        print(f"after: {load()}")
+        return
     if args.s3_only:
         print(f"input: {size:.0f} MB in {args.files} plain JSONL files; before: {load()}")
         command("--version", args.version, str(plain / "events-000.jsonl"))  # the cache
@@ -352,8 +368,9 @@ def s3_rounds(plain: Path, megabytes: int, repeat: int, version: str) -> dict[st
             total += path.stat().st_size
         local, client = cluster(2)  # after the environment: the workers find the server
         try:
-            first = "s3://" + min(fs.ls("bench/data"))
-            on_dask(client, first, version)  # the workers import s3fs and connect once, not timed
+            # every worker imports its S3 client and connects once (a cluster that outlives runs
+            # does it once), not timed: one run over all the objects, so that each worker has read
+            on_dask(client, "s3://bench/data/", version)
             figures: dict[str, list[float]] = {}
 
             def measured(label: str, path: str) -> Callable[[], float]:
@@ -433,6 +450,101 @@ def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
     for label, runs in found.items():
         medians = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
         report_s3(medians, f"phi_wire of {label}", args.repeat)
+
+
+def measure_readers(plain: Path, args: argparse.Namespace) -> None:
+    """Each way of reading byte ranges of S3 objects, in this process against moto's server (its
+    own process): ``--s3-mb`` of the plain files uploaded, each object read in ranges of
+    ``--part-mb`` (as a Dask part is), 4 MB at a time (as the validator reads), the median of
+    ``--repeat`` interleaved rounds of this process's CPU time (all its threads), the server's,
+    and the wall time, per MB read."""
+    import botocore.session  # type: ignore[import-untyped]
+    import obstore
+    import s3fs
+
+    from phi_wire import remote
+
+    server = S3Server()
+    try:
+        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+        fs.mkdir("bench")
+        objects: list[tuple[str, int]] = []
+        for path in sorted(plain.iterdir()):
+            if sum(size for _, size in objects) >= args.s3_mb * 1e6:
+                break
+            fs.put(str(path), f"bench/data/{path.name}")
+            objects.append((f"data/{path.name}", path.stat().st_size))
+        remote.files_under("s3://bench/data/")  # listed: sizes and ETags known, as on a worker
+        total = sum(size for _, size in objects)
+        part = args.part_mb * 1_000_000
+        ranges = [(key, start, min(start + part, size)) for key, size in objects
+                  for start in range(0, size, part)]  # fmt: skip
+        client = botocore.session.get_session().create_client("s3")
+        store = obstore.store.S3Store("bench", client_options={"allow_http": True})
+
+        def through_remote(reader: str) -> Callable[[], None]:
+            def case() -> None:
+                os.environ["PHI_WIRE_S3_READER"] = reader
+                for key, start, end in ranges:
+                    with remote.open_url(f"s3://bench/{key}") as opened:
+                        opened.seek(start)
+                        while start < end:
+                            start += len(opened.read(min(4_000_000, end - start)))
+                os.environ.pop("PHI_WIRE_S3_READER")
+
+            return case
+
+        def cat_file() -> None:
+            for key, start, end in ranges:
+                fs.cat_file(f"bench/{key}", start=start, end=end)
+
+        def botocore_get() -> None:
+            for key, start, end in ranges:
+                body = client.get_object(Bucket="bench", Key=key, Range=f"bytes={start}-{end - 1}")
+                into = memoryview(bytearray(end - start))
+                done = 0
+                while done < len(into):
+                    done += body["Body"]._raw_stream.readinto(into[done:]) or len(into)
+
+        def obstore_range() -> None:
+            for key, start, end in ranges:
+                bytes(obstore.get_range(store, key, start=start, end=end))
+
+        cases: dict[str, Callable[[], None]] = {
+            "s3fs, read-ahead 1-8 MB (main's reader)": through_remote("s3fs"),
+            "obstore, one streamed GET per range": through_remote(""),
+            "s3fs cat_file, one GET per range": cat_file,
+            "botocore get_object into a bytearray": botocore_get,
+            "obstore get_range, one GET per range": obstore_range,
+        }
+        for case in cases.values():
+            case()  # connections made, modules loaded: not timed
+        figures: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cases}
+        for _ in range(args.repeat):
+            for name, case in cases.items():
+                here, served = time.process_time(), server.cpu_seconds()
+                started = time.perf_counter()
+                case()
+                figures[name].append((
+                    time.process_time() - here,
+                    server.cpu_seconds() - served,
+                    time.perf_counter() - started,
+                ))  # fmt: skip
+    finally:
+        server.stop()
+    megabytes = total / 1e6
+    print(
+        f"S3 readers on 127.0.0.1: {megabytes:.0f} MB in {len(objects)} objects, ranges of "
+        f"{args.part_mb} MB read 4 MB at a time, medians of {args.repeat} ({load()}):"
+    )
+    for name, runs in figures.items():
+        reader, served, wall = (
+            statistics.median(run[i] for run in runs) * 1e3 / megabytes for i in range(3)
+        )
+        print(
+            f"  {name:42s} reader {reader:5.2f} ms/MB, server {served:5.2f} ms/MB, "
+            f"wall {wall:5.2f} ms/MB"
+        )
 
 
 def run_convert(work: Path, args: argparse.Namespace) -> None:
