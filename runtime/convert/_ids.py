@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 
-__all__ = ["NAMESPACE", "EntryIds", "derived_id"]
+__all__ = ["NAMESPACE", "DerivedId", "EntryIds", "derived_id"]
 
 NAMESPACE = uuid.UUID("6f1c7a9e-3b52-5d08-9c41-2e7d5a0b8f13")
 """The namespace of every id phi-wire invents (uuid5): fixed, so ids are the same on every run."""
@@ -27,9 +27,36 @@ def derived_id(name: str, position: str, content: str) -> str:
     """A uuid (version 5) made from the input's name, a document's position and its content:
     ``str(uuid.uuid5(NAMESPACE, ...))``, written without its ``UUID`` object (a converted file
     derives one per message)."""
-    digest = bytearray(
+    return _uuid5_text(
         hashlib.sha1(_NAMESPACE_BYTES + f"{name}\n{position}\n{content}".encode()).digest()
     )
+
+
+class DerivedId:
+    """``derived_id(name, position, content)`` of a content given line by line (``add``: the
+    lines joined by line ends), never held whole: a session file's header id, of all its
+    messages."""
+
+    __slots__ = ("_hash", "_started")
+
+    def __init__(self, name: str, position: str) -> None:
+        self._hash = hashlib.sha1(_NAMESPACE_BYTES + f"{name}\n{position}\n".encode())
+        self._started = False
+
+    def add(self, line: bytes) -> None:
+        """The content's next line (UTF-8)."""
+        if self._started:
+            self._hash.update(b"\n")
+        self._started = True
+        self._hash.update(line)
+
+    def id(self) -> str:
+        """The id of the content given so far."""
+        return _uuid5_text(self._hash.digest())
+
+
+def _uuid5_text(sha1: bytes) -> str:
+    digest = bytearray(sha1)
     digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
     digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
     text = digest[:16].hex()
