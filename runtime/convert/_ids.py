@@ -76,3 +76,7 @@ class EntryIds:
 
     def __call__(self, index: int) -> str:
         return f"{(self.multiplier * index + self.offset) & 0xFFFFFFFF:08x}"
+
+    def ascii(self, index: int) -> bytes:
+        """``ids(index)`` as bytes (a writer that writes an entry's bytes)."""
+        return b"%08x" % ((self.multiplier * index + self.offset) & 0xFFFFFFFF)

@@ -31,7 +31,7 @@ from typing import IO, Any, Protocol
 
 from pydantic_core import to_json
 
-from phi_wire.fastpath import fast_path, is_utf8
+from phi_wire.fastpath import fast_path
 from phi_wire.formats import FOLDERS, HUB
 from phi_wire.serde import CollectorPaused
 
@@ -102,8 +102,10 @@ class _Batch:
 @dataclass
 class SessionFileStream:
     """A JSONL file of messages converted to a session file, its entries spooled: ``batches``
-    yields the header, then the entries a batch at a time (JSON, no line end), as
-    ``_stream.Stream`` yields its documents; ``converted`` says what was done."""
+    yields the header, then the entries a batch at a time, as ``_stream.Stream`` yields its
+    documents (each batch's entries as one text, joined by line ends, none after the last: the
+    same text once the command puts one after each, with a fraction of the Python calls);
+    ``converted`` says what was done."""
 
     source: Input
     """The input (its name; ``documents``: only the first ones, which recognition read)."""
@@ -127,7 +129,7 @@ class SessionFileStream:
             self.handle.seek(0)
             index = 1
             for made in _spooled_entries(self.handle, batch_size()):
-                yield [entry.decode() for entry in self.writer.entries(made, index)]
+                yield [b"\n".join(self.writer.entries(made, index)).decode()]
                 index += len(made)
         finally:
             self.handle.close()
@@ -221,8 +223,8 @@ class _Spooler:
         models."""
         first = self._first_step()
         held = _Batch()
-        for block, documents in _blocks(self.handle, batch_size()):
-            held += first(block, documents)
+        for documents, blank in _batches(self.handle, batch_size()):
+            held += first(documents, blank)
             self.documents += len(documents)
             self.held = max(self.held, len(held.documents))
             held = held.after(self._converted(held, False, spool))
@@ -241,26 +243,30 @@ class _Spooler:
         self._placed(losses, held, taken)
         return taken
 
-    def _first_step(self) -> Callable[[bytes, list[tuple[int, bytes]]], _Batch]:
-        """What makes a batch's phi-core messages of its lines (its bytes, and each line's
-        number and bytes): checked as phi-core's own text, or converted from the source format
-        (the losses of that step kept or counted here)."""
+    def _first_step(self) -> Callable[[list[tuple[int, bytes]], bool], _Batch]:
+        """What makes a batch's phi-core messages of its lines (each line's number and bytes;
+        and whether a blank line was met so far): checked as phi-core's own text, or converted
+        from the source format (the losses of that step kept or counted here)."""
         version = MODULES[self.format]
         if not self.via_hub:
             canonical = _canonical(version, "AgentMessage")
             if canonical is None:
                 raise _NotTaken
             fullmatch = canonical.document.fullmatch
-            return lambda _, documents: _phi_texts(documents, fullmatch)
+            return lambda documents, _: _phi_texts(documents, fullmatch)
         if os.fstat(self.handle.fileno()).st_size >= BUILD_MIN_BYTES:
             # as for the whole input: its expression built once (a batch is too small to)
             fast_path(version, ("AgentMessage",), None, True, self.format)
         return self._hub_step
 
-    def _hub_step(self, block: bytes, documents: list[tuple[int, bytes]]) -> _Batch:
+    def _hub_step(self, documents: list[tuple[int, bytes]], blank: bool) -> _Batch:
         """A batch of another format's lines as phi-core messages, its losses kept at their
-        lines (as ``_files._placed`` places them) or counted."""
+        lines (as ``_files._placed`` places them) or counted. A blank line is not vouched for:
+        the whole input would take the model path."""
+        if blank:
+            raise _NotTaken
         name = self.source.name
+        block = b"\n".join([line for _, line in documents]) + b"\n"
         hub = hub_converted(Input(name, block, True, documents), self.format, MODULES[self.format])
         if hub is None:
             raise _NotTaken
@@ -306,22 +312,39 @@ class _Spooler:
             self.losses.append((f"{name}:{held.lines[index]}", found))
 
 
-def _blocks(handle: IO[bytes], size: int) -> Iterator[tuple[bytes, list[tuple[int, bytes]]]]:
-    """The file's lines ``size`` documents at a time: their bytes as they are in the file (blank
-    lines and line ends too), and (line number, bytes) of each line that is not blank, as
-    ``_inputs.input_of`` finds a JSONL file's documents."""
-    raw: list[bytes] = []
-    documents: list[tuple[int, bytes]] = []
-    for number, line in enumerate(handle, 1):
-        raw.append(line)
-        body = line[:-1] if line.endswith(b"\n") else line
-        if body and not body.isspace():  # as ``strip()``, without copying the line
-            documents.append((number, body))
-            if len(documents) == size:
-                yield b"".join(raw), documents
-                raw, documents = [], []
-    if documents:
-        yield b"".join(raw), documents
+_CHUNK_BYTES = 1024 * 1024
+"""The bytes read at once (split into lines in C: reading line by line costs more)."""
+
+
+def _batches(handle: IO[bytes], size: int) -> Iterator[tuple[list[tuple[int, bytes]], bool]]:
+    """The file's documents ``size`` at a time, as ``_inputs.input_of`` finds a JSONL file's:
+    (line number, bytes) of each line that is not blank; and whether a blank line was met (in
+    this batch or before)."""
+    number = 0
+    pending = b""
+    batch: list[tuple[int, bytes]] = []
+    blank = False
+    while True:
+        chunk = handle.read(_CHUNK_BYTES)
+        if chunk:
+            chunk = pending + chunk
+            end = chunk.rfind(b"\n")
+            if end == -1:
+                pending = chunk
+                continue
+            lines = chunk[:end].split(b"\n")
+            pending = chunk[end + 1 :]
+        else:
+            lines = [pending] if pending else []
+        found = [(number + index, line) for index, line in enumerate(lines, 1) if line.strip()]
+        blank = blank or len(found) != len(lines)
+        number += len(lines)
+        batch += found
+        while len(batch) >= size or (batch and not chunk):
+            yield batch[:size], blank
+            batch = batch[size:]
+        if not chunk:
+            return
 
 
 def _phi_texts(documents: list[tuple[int, bytes]], canonical: Callable[[bytes], Any]) -> _Batch:
@@ -330,16 +353,15 @@ def _phi_texts(documents: list[tuple[int, bytes]], canonical: Callable[[bytes], 
     lines = [text for _, text in documents]
     if any(SURROGATE_ESCAPE.search(line) or not canonical(line) for line in lines):
         raise _NotTaken
-    if not is_utf8(b"\n".join(lines)):
-        raise _NotTaken
     try:
+        texts = b"\n".join(lines).decode().split("\n")  # no line holds a line end
         messages = parsed(b"[" + b",".join(lines) + b"]")
-    except ValueError:
+    except ValueError:  # not UTF-8 (UnicodeDecodeError), or what the reader does not take
         raise _NotTaken from None
     for line, message in zip(lines, messages, strict=True):
         if to_json(message) != line:
             raise _NotTaken
-    return _Batch(messages, [line.decode() for line in lines], [number for number, _ in documents])
+    return _Batch(messages, texts, [number for number, _ in documents])
 
 
 def _spooled_entries(spool: IO[bytes], size: int) -> Iterator[list[bytes]]:

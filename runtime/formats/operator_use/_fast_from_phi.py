@@ -243,25 +243,19 @@ class SessionFileWriter:
     def entries(self, made: Iterable[bytes], index: int) -> list[bytes]:
         """The texts of entries ``convert`` made (``index``: the first one's among all: 1, after
         the header, for the first), each with its id and its parent's."""
-        entry_id = self._entry_ids()
+        entry_id = self._entry_ids().ascii
         texts: list[bytes] = []
-        parent = entry_id(index - 1).encode() if index > 1 else None
+        parent = entry_id(index - 1) if index > 1 else None
         for entry in made:
             timestamp, _, rest = entry.partition(b"\t")
-            own = entry_id(index).encode()
+            own = entry_id(index)
             index += 1
             if parent is None:
-                texts.append(b'{"id":"' + own + b'","timestamp":' + timestamp + b"," + rest)
+                texts.append(b'{"id":"%s","timestamp":%s,%s' % (own, timestamp, rest))
             else:
                 texts.append(
-                    b'{"id":"'
-                    + own
-                    + b'","timestamp":'
-                    + timestamp
-                    + b',"parent_id":"'
-                    + parent
-                    + b'",'
-                    + rest
+                    b'{"id":"%s","timestamp":%s,"parent_id":"%s",%s'
+                    % (own, timestamp, parent, rest)
                 )
             parent = own
         return texts
