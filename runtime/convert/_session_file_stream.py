@@ -38,8 +38,10 @@ from phi_wire.serde import CollectorPaused
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed
 from ._fast_session_file import _canonical
+from ._fast_session_file import _placed as _session_placed
 from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
+from ._files import _placed as _files_placed
 from ._inputs import Input
 from ._route import VIA_HUB
 from ._types import Loss
@@ -212,7 +214,6 @@ class _Spooler:
         """The writer's, when kept."""
         self.read_counts: dict[tuple[str, str], int] = {}
         self.counts: dict[tuple[str, str], int] = {}
-        self._moved: dict[tuple[str, str, str], Loss] = {}
         writer_of = _writer_of(target)
         if writer_of is None or os.fstat(handle.fileno()).st_size < FAST_MIN_BYTES:
             raise _NotTaken
@@ -270,26 +271,22 @@ class _Spooler:
         hub = hub_converted(Input(name, block, True, documents), self.format, MODULES[self.format])
         if hub is None:
             raise _NotTaken
-        lines = hub.lines
-        for loss in hub.losses:
-            if not self.keep:
+        if self.keep:
+            self.read += _files_placed(
+                Input(name, b"", True, documents), hub._replace(documents=[])
+            )
+        else:
+            for loss in hub.losses:
                 key = (loss.kind, loss.reason)
                 self.read_counts[key] = self.read_counts.get(key, 0) + 1
-                continue
-            first, slash, rest = loss.pointer[1:].partition("/")
-            if loss.pointer[:1] == "/" and first.isdecimal() and int(first) < len(lines):
-                where = f"{name}:{lines[int(first)]}"
-                self.read.append((where, Loss(slash + rest, loss.kind, loss.reason)))
-            else:
-                self.read.append((name, loss))
         texts = [to_json(document).decode() for document in hub.documents]
-        return _Batch(hub.documents, texts, lines)
+        return _Batch(hub.documents, texts, hub.lines)
 
     def _placed(self, losses: list[Loss], held: _Batch, taken: int) -> None:
         """The writer's losses of ``held``'s first ``taken`` messages kept with where each
         points: through phi-core, at the file (their pointers into phi-core's form of the whole
         input, noted ``VIA_HUB``); else at the line of the message their first token indexes,
-        the rest of the pointer within it (as ``_fast_session_file._placed``)."""
+        the rest of the pointer within it (``_fast_session_file._placed``)."""
         start = self.taken
         self.taken += taken
         name = self.source.name
@@ -297,19 +294,9 @@ class _Spooler:
             self.losses += [
                 (name, Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}")) for loss in losses
             ]
-            return
-        for loss in losses:
-            pointer, kind, reason = loss
-            first, slash, rest = pointer[1:].partition("/")
-            index = int(first) - start if pointer[:1] == "/" and first.isdecimal() else -1
-            if not 0 <= index < taken:
-                self.losses.append((name, loss))
-                continue
-            key = (slash + rest, kind, reason)
-            found = self._moved.get(key)
-            if found is None:
-                found = self._moved[key] = Loss(*key)
-            self.losses.append((f"{name}:{held.lines[index]}", found))
+        elif losses:
+            lines = Input(name, b"", True, [(line, b"") for line in held.lines[:taken]])
+            self.losses += _session_placed(lines, losses, start)
 
 
 _CHUNK_BYTES = 1024 * 1024
