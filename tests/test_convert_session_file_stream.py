@@ -9,6 +9,7 @@ the counts, the fall-back to the whole-input path for a line it cannot take).
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,7 @@ import phi_wire.convert._files as convert_files
 import phi_wire.convert._session_file_stream as session_file_stream
 import phi_wire.convert._stream as convert_stream
 import phi_wire.formats.operator_use._fast_from_phi as fast_from_phi
+import phi_wire.operator_use as operator_use
 from phi_wire.convert import read_input
 
 HISTORY = fixtures_root() / "clark-agent" / "0.4.0" / "history" / "history.multi_turn.jsonl"
@@ -253,3 +255,38 @@ def test_a_line_only_the_models_convert_late_in_the_file_is_converted_whole(
     assert streams == [False]
     whole(monkeypatch)
     assert streamed == command(capsys, tmp_path, arguments, "whole.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("source", "least"), [("phi-core", 200_000), ("phi-core", 0), ("clark-agent", 200_000)]
+)
+def test_a_file_whose_name_is_not_utf8_converts_to_a_session_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small: None, source: str, least: int
+) -> None:
+    """The ids a session file invents are seeded by the input's name: a name that is not UTF-8
+    (``caf\\xe9.jsonl``) is hashed as its bytes, streamed or read whole (fails before: a
+    ``UnicodeEncodeError`` traceback from the uuid5 of its name)."""
+    name = os.fsdecode(b"caf\xe9.jsonl")
+    try:
+        path = _file(tmp_path, SOURCES[source], least, name)
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system takes only UTF-8 names")
+    written = []
+    for out in ("a.jsonl", "b.jsonl"):
+        arguments = [
+            "convert",
+            "--from",
+            source,
+            "--to",
+            TARGET,
+            str(path),
+            "-o",
+            str(tmp_path / out),
+        ]
+        code, _, err = run(capsys, *arguments)
+        assert code == 0, err
+        written.append((tmp_path / out).read_bytes())
+    assert written[0] == written[1]  # reproducible
+    header = json.loads(written[0].split(b"\n", 1)[0])
+    assert header["type"] == "session" and header["id"] != ""
+    assert len(operator_use.loads(operator_use.SessionFile, written[0].decode())) > 1

@@ -3,8 +3,9 @@
 twice gives the same bytes, and two documents get different ids.
 
 * A uuid is ``uuid5(NAMESPACE, "<input name>\\n<position>\\n<content>")``: the input's name (a
-  file's path as given, ``-`` for standard input, "" for a value converted in memory), the
-  document's position in it (a JSON pointer) and its content (its JSON).
+  file's path as given, hashed as its bytes, UTF-8 or not; ``-`` for standard input, "" for a
+  value converted in memory), the document's position in it (a JSON pointer) and its content
+  (its JSON).
 * An entry id is the ``n``\\ th value of an affine permutation of the 32-bit numbers keyed by a
   uuid5 of the input's name and the session's content: no two entries of one file share one.
 """
@@ -28,7 +29,7 @@ def derived_id(name: str, position: str, content: str) -> str:
     ``str(uuid.uuid5(NAMESPACE, ...))``, written without its ``UUID`` object (a converted file
     derives one per message)."""
     return _uuid5_text(
-        hashlib.sha1(_NAMESPACE_BYTES + f"{name}\n{position}\n{content}".encode()).digest()
+        hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"{name}\n{position}\n{content}")).digest()
     )
 
 
@@ -40,7 +41,7 @@ class DerivedId:
     __slots__ = ("_hash", "_started")
 
     def __init__(self, name: str, position: str) -> None:
-        self._hash = hashlib.sha1(_NAMESPACE_BYTES + f"{name}\n{position}\n".encode())
+        self._hash = hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"{name}\n{position}\n"))
         self._started = False
 
     def add(self, line: bytes) -> None:
@@ -53,6 +54,13 @@ class DerivedId:
     def id(self) -> str:
         """The id of the content given so far."""
         return _uuid5_text(self._hash.digest())
+
+
+def _utf8(text: str) -> bytes:
+    """A seed's bytes: UTF-8, a file name's undecodable bytes as they were (``os.fsdecode`` made
+    them lone surrogates, which UTF-8 cannot encode: ``caf\\xe9.jsonl``'s ``\\udce9`` is byte
+    ``0xe9`` again)."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 def _uuid5_text(sha1: bytes) -> str:
@@ -70,7 +78,8 @@ class EntryIds:
     __slots__ = ("multiplier", "offset")
 
     def __init__(self, name: str, content: str) -> None:
-        key = uuid.uuid5(NAMESPACE, f"entry ids\n{name}\n{content}").int
+        digest = hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"entry ids\n{name}\n{content}")).digest()
+        key = uuid.UUID(bytes=digest[:16], version=5).int  # uuid5's, of the name's own bytes
         self.multiplier = (key & 0xFFFFFFFF) | 1  # odd: a permutation of the 32-bit numbers
         self.offset = (key >> 32) & 0xFFFFFFFF
 
