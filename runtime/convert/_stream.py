@@ -217,7 +217,9 @@ def streamed(
 ) -> Stream | SessionFileStream | None:
     """The file ``name`` as a ``Stream`` to ``target`` (from ``given``, or the format recognised),
     or None when it is converted whole (``convert_input``): also when something is wrong with its
-    start (``convert_input`` says what, in its words)."""
+    start (``convert_input`` says what, in its words). A JSONL file of messages to a session file
+    is a ``SessionFileStream`` (``_session_file_stream``: read to its end here, its entries
+    spooled)."""
     if name == "-" or version is not None:
         return None
     try:  # a regular file only: a pipe opened here and closed would lose what it holds
