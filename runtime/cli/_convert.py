@@ -26,7 +26,7 @@ from ._shared import (
 )
 
 if TYPE_CHECKING:  # imported when the command runs, not at every start-up
-    from phi_wire.convert import AtomicFile, Converted, Outputs, Stream
+    from phi_wire.convert import AtomicFile, Converted, Outputs, SessionFileStream, Stream
 
     from ._convert_report import ConvertReport
 
@@ -318,7 +318,7 @@ _WHOLE: Final = "whole"
 
 
 def _write_stream(
-    stream: Stream,
+    stream: Stream | SessionFileStream,
     name: str,
     under: str | None,
     outputs: Outputs,

@@ -50,7 +50,7 @@ from ._fast import (
     via_hub,
 )
 from ._files import Converted, convert_input
-from ._ids import EntryIds, derived_id
+from ._ids import DerivedId, EntryIds, derived_id
 from ._inputs import (
     MAX_INPUT_BYTES,
     ConvertError,
@@ -64,6 +64,7 @@ from ._library import Document, Lost, convert_file, convert_stream
 from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting, with_sorted_keys
 from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, VIA_HUB, convert, to_session_file
+from ._session_file_stream import SessionFileStream
 from ._stream import NotStreamed, Stream, streamed
 from ._types import Conversion, Loss, Losses, LossKind, UnsupportedConversion
 from ._unread import NULL_READ_AS_ABSENT
@@ -80,6 +81,7 @@ __all__ = [
     "Conversion",
     "ConvertError",
     "Converted",
+    "DerivedId",
     "Document",
     "EntryIds",
     "FastConverter",
@@ -94,6 +96,7 @@ __all__ = [
     "OutputRefused",
     "Outputs",
     "Place",
+    "SessionFileStream",
     "Stream",
     "UnsupportedConversion",
     "checked_number",

@@ -81,13 +81,16 @@ def _lines(source: Input, version: str) -> tuple[list[Any], list[str]] | None:
     return documents, [line.decode() for line in lines]
 
 
-def _placed(source: Input, losses: list[Loss]) -> list[tuple[str, Loss]]:
+def _placed(source: Input, losses: list[Loss], start: int = 0) -> list[tuple[str, Loss]]:
     """Each loss with its ``file:line`` and its pointer into that line's document, as the model
-    path's ``_where`` gives them (a pointer ``/<index>...`` into the list of lines; another one
-    kept whole, at the file). Equal losses of different lines share one ``Loss``: a file of
-    messages has a few kinds of loss, on every line."""
+    path's ``_where`` gives them (a pointer ``/<index>...`` into the list of lines, ``start``
+    that of ``source``'s first document: a batch's; another one kept whole, at the file). Equal
+    losses of different lines share one ``Loss``: a file of messages has a few kinds of loss, on
+    every line."""
     name = source.name
-    located = {str(index): f"{name}:{line}" for index, (line, _) in enumerate(source.documents)}
+    located = {
+        str(start + index): f"{name}:{line}" for index, (line, _) in enumerate(source.documents)
+    }
     moved: dict[tuple[str, str, str], Loss] = {}
     placed: list[tuple[str, Loss]] = []
     for loss in losses:

@@ -3,8 +3,9 @@
 twice gives the same bytes, and two documents get different ids.
 
 * A uuid is ``uuid5(NAMESPACE, "<input name>\\n<position>\\n<content>")``: the input's name (a
-  file's path as given, ``-`` for standard input, "" for a value converted in memory), the
-  document's position in it (a JSON pointer) and its content (its JSON).
+  file's path as given, hashed as its bytes, UTF-8 or not; ``-`` for standard input, "" for a
+  value converted in memory), the document's position in it (a JSON pointer) and its content
+  (its JSON).
 * An entry id is the ``n``\\ th value of an affine permutation of the 32-bit numbers keyed by a
   uuid5 of the input's name and the session's content: no two entries of one file share one.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 
-__all__ = ["NAMESPACE", "EntryIds", "derived_id"]
+__all__ = ["NAMESPACE", "DerivedId", "EntryIds", "derived_id"]
 
 NAMESPACE = uuid.UUID("6f1c7a9e-3b52-5d08-9c41-2e7d5a0b8f13")
 """The namespace of every id phi-wire invents (uuid5): fixed, so ids are the same on every run."""
@@ -27,9 +28,43 @@ def derived_id(name: str, position: str, content: str) -> str:
     """A uuid (version 5) made from the input's name, a document's position and its content:
     ``str(uuid.uuid5(NAMESPACE, ...))``, written without its ``UUID`` object (a converted file
     derives one per message)."""
-    digest = bytearray(
-        hashlib.sha1(_NAMESPACE_BYTES + f"{name}\n{position}\n{content}".encode()).digest()
+    return _uuid5_text(
+        hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"{name}\n{position}\n{content}")).digest()
     )
+
+
+class DerivedId:
+    """``derived_id(name, position, content)`` of a content given line by line (``add``: the
+    lines joined by line ends), never held whole: a session file's header id, of all its
+    messages."""
+
+    __slots__ = ("_hash", "_started")
+
+    def __init__(self, name: str, position: str) -> None:
+        self._hash = hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"{name}\n{position}\n"))
+        self._started = False
+
+    def add(self, line: bytes) -> None:
+        """The content's next line (UTF-8)."""
+        if self._started:
+            self._hash.update(b"\n")
+        self._started = True
+        self._hash.update(line)
+
+    def id(self) -> str:
+        """The id of the content given so far."""
+        return _uuid5_text(self._hash.digest())
+
+
+def _utf8(text: str) -> bytes:
+    """A seed's bytes: UTF-8, a file name's undecodable bytes as they were (``os.fsdecode`` made
+    them lone surrogates, which UTF-8 cannot encode: ``caf\\xe9.jsonl``'s ``\\udce9`` is byte
+    ``0xe9`` again)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _uuid5_text(sha1: bytes) -> str:
+    digest = bytearray(sha1)
     digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
     digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
     text = digest[:16].hex()
@@ -43,9 +78,14 @@ class EntryIds:
     __slots__ = ("multiplier", "offset")
 
     def __init__(self, name: str, content: str) -> None:
-        key = uuid.uuid5(NAMESPACE, f"entry ids\n{name}\n{content}").int
+        digest = hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"entry ids\n{name}\n{content}")).digest()
+        key = uuid.UUID(bytes=digest[:16], version=5).int  # uuid5's, of the name's own bytes
         self.multiplier = (key & 0xFFFFFFFF) | 1  # odd: a permutation of the 32-bit numbers
         self.offset = (key >> 32) & 0xFFFFFFFF
 
     def __call__(self, index: int) -> str:
         return f"{(self.multiplier * index + self.offset) & 0xFFFFFFFF:08x}"
+
+    def ascii(self, index: int) -> bytes:
+        """``ids(index)`` as bytes (a writer that writes an entry's bytes)."""
+        return b"%08x" % ((self.multiplier * index + self.offset) & 0xFFFFFFFF)

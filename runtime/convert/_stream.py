@@ -33,6 +33,7 @@ from ._fast import FAST_MIN_BYTES, FastConverter, fast_converter
 from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._route import convert
+from ._session_file_stream import SESSION_FILE_STREAMS, SessionFileStream, session_file_stream
 from ._types import Conversion, Loss
 
 __all__ = ["NotStreamed", "Stream", "streamed"]
@@ -213,10 +214,12 @@ def _batched(lines: Iterator[tuple[int, bytes]], size: int) -> Iterator[list[tup
 
 def streamed(
     name: str, given: str | None, target: str, version: str | None, *, keep: bool
-) -> Stream | None:
+) -> Stream | SessionFileStream | None:
     """The file ``name`` as a ``Stream`` to ``target`` (from ``given``, or the format recognised),
     or None when it is converted whole (``convert_input``): also when something is wrong with its
-    start (``convert_input`` says what, in its words)."""
+    start (``convert_input`` says what, in its words). A JSONL file of messages to a session file
+    is a ``SessionFileStream`` (``_session_file_stream``: read to its end here, its entries
+    spooled)."""
     if name == "-" or version is not None:
         return None
     try:  # a regular file only: a pipe opened here and closed would lose what it holds
@@ -236,7 +239,7 @@ def streamed(
 
 def _started(
     name: str, handle: IO[bytes], given: str | None, target: str, keep: bool
-) -> Stream | None:
+) -> Stream | SessionFileStream | None:
     found = os.fstat(handle.fileno())
     if not stat.S_ISREG(found.st_mode) or found.st_size > max_input_bytes():
         return None
@@ -259,6 +262,9 @@ def _started(
         return None
     if recognised.type == "SessionFile":
         return None
+    if (recognised.format, target) in SESSION_FILE_STREAMS:  # read to its end here, then spooled
+        handle.seek(0)
+        return session_file_stream(source, handle, recognised.format, target, keep)
     if (recognised.format, target) not in _STREAMED_PAIRS:
         return None
     handle.seek(0)

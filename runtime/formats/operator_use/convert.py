@@ -19,7 +19,7 @@ messages (consecutive ``toolResult`` messages with one timestamp become one ``to
 Without the models (``FAST_CONVERTERS``: ``_fast_to_phi``): message lines and session files to
 phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``;
 (``FAST_SESSION_FILES``: ``_fast_from_phi``) phi-core messages (a JSONL file's, or a Session's)
-to a session file likewise.
+to a session file likewise (``STREAMED_SESSION_FILES``: a batch at a time).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from phi_wire.convert import FastConverter, Loss
 
-from ._fast_from_phi import session_file_from_phi
+from ._fast_from_phi import SessionFileWriter, session_file_from_phi
 from ._fast_to_phi import to_phi_core_dicts
 from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
@@ -40,6 +40,7 @@ __all__ = [
     "FAST_SESSION_FILES",
     "STOP_REASONS_FROM_PHI",
     "STOP_REASONS_TO_PHI",
+    "STREAMED_SESSION_FILES",
     "from_phi_core",
     "session_from_phi_core",
     "to_phi_core",
@@ -63,3 +64,10 @@ FAST_SESSION_FILES: dict[
 ``_fast_session_file``): phi-core messages' dicts, their texts as phi-core writes them and the
 input's name -> the file's text and the losses, exactly as ``session_from_phi_core`` gives them;
 ``FastUnsupported`` for messages it cannot write so (the input then takes the model path)."""
+
+STREAMED_SESSION_FILES: dict[tuple[str, str, str], type[SessionFileWriter]] = {
+    ("phi-core", "operator-use", "AgentMessage"): SessionFileWriter
+}
+"""(source, target, type) -> the same writer given the messages a batch at a time, its entries
+held (spooled) by the caller, not their messages (``phi_wire.convert``'s
+``_session_file_stream``: a JSONL file of any size in the memory of one batch)."""
