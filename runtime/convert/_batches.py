@@ -60,6 +60,7 @@ class Batches:
         fast: bool,
         places: bool = True,
         fast_for: Callable[[str], FastConverter | None] | None = None,
+        undo: Callable[[], None] | None = None,
     ) -> None:
         self.source = source
         self.format = format
@@ -70,6 +71,10 @@ class Batches:
         """Whether to take the fast path (an input of ``FAST_MIN_BYTES`` or more)."""
         self.fast_for = fast_for or (lambda kind: fast_converter(format, target, kind))
         """The dict converter of a type (by default, from the format folder's table)."""
+        self.undo = undo
+        """Called when a run is handed back after the dict converter converted it (one of its
+        documents cannot be written as the fast path writes): a converter that carries a state
+        from run to run takes that run's part back."""
         self.places = places
         """Whether the converter's losses are given their ``file:line`` (else the file's name:
         a caller that only counts them)."""
@@ -142,8 +147,13 @@ class Batches:
                     if nulls.may_have(text) and nulls.found(document):
                         return False  # the model path's reading names that null
             converted, losses = self.fast(documents, self.kind)
-            written = [dumped(document) for document in converted]
         except (FastUnsupported, ValueError):
+            return False
+        try:
+            written = [dumped(document) for document in converted]
+        except ValueError:
+            if self.undo is not None:
+                self.undo()
             return False
         done.written += written
         self._converter_losses(run, losses, done)
