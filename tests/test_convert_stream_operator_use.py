@@ -9,13 +9,15 @@ order (``-v``, ``--output-format json``, ``--loss-report``, the counts) and the 
 
 from __future__ import annotations
 
+import itertools
 import json
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from command import run
-from test_convert_fast_operator_use import session_messages
+from test_convert_fast_operator_use import FIRST_LANE, corruptions, session_messages
 from test_convert_stream import REPORTS, command, whole
 
 import phi_wire.convert
@@ -24,9 +26,11 @@ import phi_wire.convert._files as convert_files
 import phi_wire.convert._stream as convert_stream
 import phi_wire.operator_use as ou
 from phi_wire.convert import Converted, convert
+from phi_wire.convert._fast import line_path, negative_zero, runs
 from phi_wire.formats.operator_use.convert import MessageStreamToPhi
 
 TARGETS = ("phi-core", "clark-agent")
+first = itemgetter(0)
 
 
 def messages_file(folder: Path, copies: int = 1) -> Path:
@@ -255,3 +259,35 @@ def test_a_second_step_handed_back_forgets_the_first_steps_calls(
     assert refused == [5]  # the five lines' phi-core messages, in one run
     whole(monkeypatch)
     assert streamed == command(capsys, tmp_path, arguments, "whole.jsonl")
+
+
+def test_a_batch_is_split_into_runs_as_each_line_is_judged() -> None:
+    """``runs`` judges a batch in one pass of the expression (``unmatched`` over the lines
+    joined): the same runs as judging each line (``vouches_line``, no integer ``-0``), for the
+    corpus's lines, their corruptions (unknown keys, nulls, escapes, CRLF...), a ``-0``, bytes
+    that are not UTF-8 and a line that is no JSON, at every place in a batch."""
+    path = line_path("operator-use", "d0da87a6", "AgentMessage", True)
+    assert path is not None
+    lines = session_messages("d0da87a6", FIRST_LANE)
+    texts = [text.encode() for _, text in corruptions(lines)]
+    extra = [b'{"role":"user","contents":[],"id":"a","timestamp":-0}', b"\xff{}", b"not json"]
+    batches: list[list[bytes]] = [
+        [line for line in text.split(b"\n") if line.strip()] for text in texts
+    ]
+    for odd in extra:
+        batches += [[odd, *batches[0][:3]], [*batches[0][:3], odd], [*batches[0][:2], odd, odd]]
+    judged = 0
+    for batch in batches:
+        numbered = list(enumerate(batch, 1))
+        each = [
+            path.vouches_line(text) and not (b"-0" in text and negative_zero(text))
+            for text in batch
+        ]
+        found = [(vouched, [number for number, _ in run]) for vouched, run in runs(numbered, path)]
+        expected = [
+            (vouched, [number for _, (number, _) in items])
+            for vouched, items in itertools.groupby(zip(each, numbered, strict=True), key=first)
+        ]
+        assert found == expected, batch
+        judged += each.count(False)
+    assert judged > 50  # many lines refused, at many places

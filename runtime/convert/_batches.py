@@ -7,6 +7,7 @@ would give them. Used for whole inputs (``_files._convert_batches``) and streame
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -179,8 +180,7 @@ class Batches:
         self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
     ) -> None:
         if not self.places:
-            name = self.source.name
-            done.losses += [(name, loss) for loss in losses]
+            done.losses += zip(itertools.repeat(self.source.name), losses, strict=False)
             return
         lines = [line for line, _ in run]
         for loss in losses:
