@@ -75,7 +75,7 @@ def to_phi_core_dicts(
         sources = _session_sources(documents, losses)  # the nulls read as absent first
     else:
         raise FastUnsupported(kind)
-    return _read_as_phi_core(phi_dicts(sources, losses)), list(losses)
+    return _filled(phi_dicts(sources, losses)), list(losses)
 
 
 def message_dicts_to_phi(
@@ -87,13 +87,12 @@ def message_dicts_to_phi(
     as it was)."""
     losses = _Losses()
     sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
-    return _read_as_phi_core(phi_dicts(sources, losses, tool_names)), list(losses)
+    return _filled(phi_dicts(sources, losses, tool_names)), list(losses)
 
 
-def _read_as_phi_core(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``messages`` given the defaults phi-core's reader fills in: the usage's other counts."""
+def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
-        if message["role"] == "assistant":
+        if message["role"] == "assistant":  # phi-core's reader fills in the usage's other counts
             message["usage"].update(reasoning=0, total_tokens=0)
     return messages
 
