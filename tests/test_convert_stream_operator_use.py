@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 from command import run
-from test_convert_fast_operator_use import FIRST_LANE, corruptions, session_messages
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_convert_fast_operator_use import (
+    FIRST_LANE,
+    compact,
+    corruptions,
+    messages,
+    session_messages,
+)
 from test_convert_stream import REPORTS, command, whole
 
 import phi_wire.convert
@@ -291,3 +299,67 @@ def test_a_batch_is_split_into_runs_as_each_line_is_judged() -> None:
         assert found == expected, batch
         judged += each.count(False)
     assert judged > 50  # many lines refused, at many places
+
+
+@settings(
+    max_examples=40,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.lists(messages(clean=True) | messages(clean=False), min_size=2, max_size=8),
+    st.integers(1, 3),
+    st.sampled_from(TARGETS),
+)
+def test_generated_messages_stream_as_they_convert_whole(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    generated: list[dict[str, Any]],
+    size: int,
+    target: str,
+) -> None:
+    """Generated messages (tool calls and results of a few ids, in any order: a result before
+    its call, a call made twice; lines the dict converter hands back, or ``loads`` rejects),
+    streamed a few lines a batch by the dict converters where they can: the same bytes, ``-v``
+    listing and exit status as the whole file's conversion, or the same error."""
+    for old in ("streamed.jsonl", "whole.jsonl"):  # an error writes none: no earlier example's
+        (tmp_path / old).unlink(missing_ok=True)
+    source = tmp_path / "generated.jsonl"
+    source.write_text("".join(compact(message) + "\n" for message in generated), "utf-8")
+    with monkeypatch.context() as patched:
+        patched.setattr(convert_files, "BATCH", size)
+        patched.setattr(convert_stream, "FAST_MIN_BYTES", 0)
+        arguments = ["convert", "--from", "operator-use", "--to", target, str(source), "-v"]
+        streamed = command(capsys, tmp_path, arguments, "streamed.jsonl")
+        whole(patched)
+        assert streamed == command(capsys, tmp_path, arguments, "whole.jsonl")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_corrupted_message_files_stream_as_they_convert_whole(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    target: str,
+) -> None:
+    """The corpus's messages with an exponent, a long fraction, escapes, a blank line, CRLF
+    line ends, an unknown key or a null somewhere (the lines the fast path or the dict converter
+    hands to the models, or ``loads`` rejects), streamed three lines a batch: the same bytes,
+    ``-v`` listing and exit status as the whole file's, or the same error."""
+    monkeypatch.setattr(convert_files, "BATCH", 3)
+    monkeypatch.setattr(convert_stream, "FAST_MIN_BYTES", 0)
+    lines = session_messages("d0da87a6", FIRST_LANE)[17:29]  # two calls and their results
+    chosen = [
+        (name, text)
+        for index, (name, text) in enumerate(corruptions(lines))
+        if not name.startswith(("unknown key", "null")) or index % 7 == 0
+    ]
+    assert len(chosen) > 15
+    for number, (name, text) in enumerate(chosen):
+        source = tmp_path / f"{number}.jsonl"
+        source.write_text(text, "utf-8")
+        arguments = ["convert", "--from", "operator-use", "--to", target, str(source), "-v"]
+        with monkeypatch.context() as patched:
+            streamed = command(capsys, tmp_path, arguments, f"{number}.streamed.jsonl")
+            whole(patched)
+            assert streamed == command(capsys, tmp_path, arguments, f"{number}.whole.jsonl"), name
