@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -223,6 +224,10 @@ def test_runs_split_a_batch_where_the_vouching_changes() -> None:
     class Path:
         def vouches_line(self, line: bytes, utf8: bool = False) -> bool:
             return line.startswith(b"{")
+
+        def unmatched(self, block: bytes) -> list[int]:  # the lines' starts, as vouches_line
+            starts = [0] + [found.end() for found in re.finditer(b"\n", block)]
+            return [start for start in starts if not block[start:].startswith(b"{")]
 
     lines = [(1, b"{}"), (2, b"{}"), (3, b"x"), (4, b"{}"), (5, b'{"a":-0}')]
     found = [(vouched, [n for n, _ in run]) for vouched, run in _fast.runs(lines, Path())]  # type: ignore[arg-type]

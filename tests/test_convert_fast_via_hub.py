@@ -40,6 +40,7 @@ from test_convert_fast_operator_use import (
 )
 
 import phi_wire.clark_agent as clark
+import phi_wire.convert
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
 from phi_wire.convert import VIA_HUB, fast_converter, via_hub
@@ -195,8 +196,11 @@ def test_every_report_is_the_same_whether_losses_are_placed_at_once_or_when_read
 ) -> None:
     """Messages of both layouts (d1cdaad8's keys d0da87a6 drops: the reader's losses) and a
     session file: each report of the fast path's run is the model path's, and the fast path
-    places its losses only for a report that lists them."""
+    places its losses only for a report that lists them. (Message lines are read whole here, as
+    the library and standard input read them: the command streams a file of them, whose reports
+    ``test_convert_stream_operator_use`` compares with these.)"""
     monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)
+    monkeypatch.setattr(phi_wire.convert, "streamed", lambda *_, **__: None)
     placed = convert_files._placed
     calls: list[str] = []
 

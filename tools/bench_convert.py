@@ -42,10 +42,11 @@ interleaved rounds: where the command's time goes.
 Memory (``--memory``: after the rest; ``--memory-only``: alone). The command's peak RSS on a small
 and a big input of one kind (``--memory-mb``, default 20 and 200 MB), for the directions of
 ``MEMORY_CASES`` that ``--only`` keeps: the streamed ones (clark-agent history -> phi-core,
-phi-core messages and events -> clark-agent) and two read whole (phi-core messages ->
-Operator-Use, clark-agent events -> phi-core) (issue 19's goal: the big input's peak under 2x the
-small one's). The peak is the child's VmHWM, not ``getrusage(RUSAGE_CHILDREN)``: Linux carries
-``ru_maxrss`` over ``exec``, so a child would report at least the benchmark's own peak.
+phi-core messages and events -> clark-agent, Operator-Use messages -> phi-core and clark-agent)
+and two read whole (phi-core messages -> Operator-Use, clark-agent events -> phi-core) (issue
+19's goal: the big input's peak under 2x the small one's). The peak is the child's VmHWM, not
+``getrusage(RUSAGE_CHILDREN)``: Linux carries ``ru_maxrss`` over ``exec``, so a child would
+report at least the benchmark's own peak.
 
 ``--compare PYTHON``: another install's command (its interpreter, such as a worktree of main's
 ``.venv/bin/python``) timed in the same interleaved rounds, a ``compared`` line under each case:
@@ -387,10 +388,12 @@ MEMORY_CASES = (
     ("phi-core events", "clark-agent"),
     ("phi-core messages", "operator-use"),
     ("clark-agent events", "phi-core"),
+    ("Operator-Use messages", "phi-core"),
+    ("Operator-Use messages", "clark-agent"),
 )
 """The directions whose peak RSS is measured at two sizes: the three streamed ones (each document
-converts alone), and two whose documents need each other (a session file written, a stream's
-run identity), read whole."""
+converts alone), two whose documents need each other (a session file written, a stream's run
+identity), read whole, and Operator-Use messages, streamed with the tool names carried."""
 
 
 def generated(kind: Kind, fixtures: Path, folder: Path, megabytes: float) -> Path:

@@ -42,8 +42,8 @@ vendored folders skipped) and each converted on its own. --from names the inputs
 is recognised for each input (the formats of phi-wire validate). A JSONL file's documents are
 converted together: an event stream's events, a history's rows; a file whose rows each convert
 alone or carry a state forward (clark-agent history or events -> phi-core, phi-core messages or
-events -> clark-agent) is streamed, 1,000 lines at a time, its memory bounded by one batch, not by
-the file.
+events -> clark-agent, Operator-Use messages -> phi-core or clark-agent) is streamed, 1,000 lines
+at a time, its memory bounded by one batch, not by the file.
 
 Formats: {", ".join(FORMATS)}. Converters go between phi-core (0.10) and each other format, both
 ways; any other pair goes through phi-core (the second step's losses point into the phi-core form).

@@ -7,6 +7,7 @@ would give them. Used for whole inputs (``_files._convert_batches``) and streame
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,7 @@ class Batches:
         fast: bool,
         places: bool = True,
         fast_for: Callable[[str], FastConverter | None] | None = None,
+        undo: Callable[[], None] | None = None,
     ) -> None:
         self.source = source
         self.format = format
@@ -70,6 +72,10 @@ class Batches:
         """Whether to take the fast path (an input of ``FAST_MIN_BYTES`` or more)."""
         self.fast_for = fast_for or (lambda kind: fast_converter(format, target, kind))
         """The dict converter of a type (by default, from the format folder's table)."""
+        self.undo = undo
+        """Called when a run is handed back after the dict converter converted it (one of its
+        documents cannot be written as the fast path writes): a converter that carries a state
+        from run to run takes that run's part back."""
         self.places = places
         """Whether the converter's losses are given their ``file:line`` (else the file's name:
         a caller that only counts them)."""
@@ -139,11 +145,17 @@ class Batches:
             nulls = self.nulls
             if nulls is not None:
                 for (_, text), document in zip(run, documents, strict=True):
-                    if nulls.may_have(text) and nulls.found(document):
+                    # ``may_have``'s first look, in C: most lines hold no null at all
+                    if b'":null' in text and nulls.may_have(text) and nulls.found(document):
                         return False  # the model path's reading names that null
             converted, losses = self.fast(documents, self.kind)
-            written = [dumped(document) for document in converted]
         except (FastUnsupported, ValueError):
+            return False
+        try:
+            written = [dumped(document) for document in converted]
+        except ValueError:
+            if self.undo is not None:
+                self.undo()
             return False
         done.written += written
         self._converter_losses(run, losses, done)
@@ -169,8 +181,7 @@ class Batches:
         self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
     ) -> None:
         if not self.places:
-            name = self.source.name
-            done.losses += [(name, loss) for loss in losses]
+            done.losses += zip(itertools.repeat(self.source.name), losses, strict=False)
             return
         lines = [line for line, _ in run]
         for loss in losses:

@@ -1,9 +1,11 @@
 """A JSONL file whose documents each convert on their own (clark-agent history rows to phi-core,
 phi-core messages and events to clark-agent: no document tells the converter anything about
 another), or with a state carried from one to the next (clark-agent events to phi-core: the
-run's identity, found first, its turns and latest timestamp), converted as it is read: ``BATCH``
-lines read, validated, converted and handed on to be written, then the next ones, so that memory
-is bounded by one batch's models, not by the file.
+run's identity, found first, its turns and latest timestamp; Operator-Use messages to phi-core:
+the tool names of the calls met so far; to clark-agent, through phi-core: those, and the count of
+phi-core documents made, which the second step's pointers index), converted as it is read:
+``BATCH`` lines read, validated, converted and handed on to be written, then the next ones, so
+that memory is bounded by one batch's models (and that state), not by the file.
 Its losses are counted by kind and reason as they come, or kept one by one (with their places)
 when the caller asks (``keep``: ``-v``, ``--output-format json``, ``--loss-report``).
 
@@ -17,7 +19,10 @@ was writing and converts the input whole).
 
 from __future__ import annotations
 
+import collections
 import importlib
+import itertools
+import operator
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -29,29 +34,127 @@ from phi_wire.serde import CollectorPaused
 
 from ._batches import Batches
 from ._documents import MODULES, _parsed, _read_documents
-from ._fast import FAST_MIN_BYTES, FastConverter, fast_converter
+from ._fast import FAST_MIN_BYTES, FastConverter, FastUnsupported, fast_converter
 from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
-from ._route import convert
+from ._route import VIA_HUB, convert
 from ._session_file_stream import SESSION_FILE_STREAMS, SessionFileStream, session_file_stream
 from ._types import Conversion, Loss
 
-__all__ = ["NotStreamed", "Stream", "streamed"]
+__all__ = ["NotStreamed", "Stream", "ThroughHub", "streamed"]
 
 _RECOGNISED_FROM = 64
 """The documents recognition looks at (``_files._recognised``)."""
 
 
-_STREAMED_PAIRS = (("clark-agent", "phi-core"), ("phi-core", "clark-agent"))
-"""The pairs some of whose types are streamed (``_converts_alone``, ``STREAM_CONVERTERS``)."""
+_STREAMED_PAIRS = (
+    ("clark-agent", "phi-core"),
+    ("phi-core", "clark-agent"),
+    ("operator-use", "phi-core"),
+    ("operator-use", "clark-agent"),
+)
+"""The pairs some of whose types are streamed (``_converts_alone``, ``STREAM_CONVERTERS``; a pair
+without phi-core: ``ThroughHub``)."""
 
 
 STREAM_CONVERTERS: dict[tuple[str, str, str], str] = {
     ("clark-agent", HUB, "AgentEvent"): f"{FOLDERS['clark-agent']}.convert:EventStreamToPhi",
+    ("operator-use", HUB, "AgentMessage"): f"{FOLDERS['operator-use']}.convert:MessageStreamToPhi",
 }
 """(source, target, type) -> ``"module:class"`` of a converter whose documents need the ones
-before them (and what the stream tells first): made with the stream's identity, its ``convert``
-called on each batch in turn."""
+before them (a run's identity, the tool names of earlier calls): made once per stream (with the
+stream's identity where ``_IDENTIFIED`` says), its ``convert`` (models) and ``convert_dicts``
+(dicts) called on each batch's runs in turn, its ``undo`` (if it has one) on a run handed back
+after ``convert_dicts`` returned."""
+
+_IDENTIFIED = frozenset({("clark-agent", HUB, "AgentEvent")})
+"""The stream converters made with the stream's identity (its first ``run_identified``: the file
+is looked through for it first)."""
+
+
+class ThroughHub:
+    """A stream converter of a pair without phi-core: the source's stream converter to phi-core
+    (``first``, its state carried), then phi-core's converter to the target on each run's
+    phi-core documents (which convert alone), as ``convert`` converts the whole list through
+    phi-core. The second step's losses point into the phi-core form of the whole input, so the
+    count of phi-core documents made so far is carried too (one source document may give
+    several or none); they are kept aside (``later``) for the caller to list after the first
+    step's, as the whole conversion gives them."""
+
+    def __init__(self, first: Any, target: str, name: str) -> None:
+        self.first = first
+        self.target = target
+        self.name = name
+        self.second = fast_converter(HUB, target, "AgentMessage")
+        self.made = 0
+        """The phi-core documents made so far (by the runs converted)."""
+        self.later: list[tuple[int, list[Loss]]] = []
+        """The second step's losses of each run since the caller last took them, with the
+        number of phi-core documents made before that run (their pointers' first token indexes
+        the run's)."""
+
+    def convert(self, values: list[Any]) -> Conversion[Any]:
+        hub = self.first.convert(values)
+        second = convert(hub.value, source=HUB, target=self.target, name=self.name)
+        self._noted(list(second.losses), len(hub.value))
+        return Conversion(second.value, hub.losses)
+
+    def convert_dicts(
+        self, documents: list[dict[str, Any]], kind: str
+    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+        if self.second is None:
+            raise FastUnsupported(f"no dict converter from {HUB} to {self.target}")
+        hub, losses = self.first.convert_dicts(documents, kind)
+        try:
+            converted, later = self.second(hub, "AgentMessage")
+        except FastUnsupported:
+            self.first.undo()
+            raise
+        self._noted(later, len(hub))
+        return converted, losses
+
+    def _noted(self, losses: list[Loss], made: int) -> None:
+        self.later.append((self.made, losses))
+        self.made += made
+
+    def undo(self) -> None:
+        """The latest run forgotten (handed back after ``convert_dicts`` returned)."""
+        self.first.undo()
+        before, _ = self.later.pop()
+        self.made = before
+
+    def taken(self, keep: bool, counts: dict[tuple[str, str], int]) -> list[Loss]:
+        """The second step's losses since the last call, noted ``VIA_HUB``, their pointers into
+        the phi-core form of the whole input: listed (``keep``), or only counted by (kind,
+        reason) into ``counts``."""
+        later, self.later = self.later, []
+        if not keep:
+            found = collections.Counter(
+                map(_KIND_REASON, itertools.chain.from_iterable(losses for _, losses in later))
+            )
+            for (kind, reason), count in found.items():
+                key = (kind, f"{reason} {VIA_HUB}")
+                counts[key] = counts.get(key, 0) + count
+            return []
+        return [
+            Loss(_shifted(loss.pointer, before), loss.kind, f"{loss.reason} {VIA_HUB}")
+            for before, losses in later
+            for loss in losses
+        ]
+
+
+def _shifted(pointer: str, before: int) -> str:
+    """A pointer into a run's phi-core documents as one into the whole input's (its first token
+    the index of a document, ``before`` documents later)."""
+    index, slash, rest = pointer[1:].partition("/")
+    if not pointer.startswith("/") or not index.isdecimal():
+        return pointer
+    return f"/{int(index) + before}{slash}{rest}"
+
+
+_LOSS = operator.itemgetter(1)
+_KIND_REASON = operator.itemgetter(1, 2)
+"""A placed loss's ``Loss``; a ``Loss``'s kind and reason."""
 
 
 class NotStreamed(Exception):
@@ -76,6 +179,10 @@ class Stream:
     losses: list[tuple[str, Loss]] = field(default_factory=list)
     read_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    later: list[tuple[str, Loss]] = field(default_factory=list)
+    """The losses of a second step through phi-core (``ThroughHub``), written after the others
+    (kept only with ``keep``), as converting the input whole gives them."""
+    later_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     stateful: dict[str, Any] = field(default_factory=dict)
     """The stream converters made, by type (None: the type has none)."""
 
@@ -92,6 +199,7 @@ class Stream:
             size >= FAST_MIN_BYTES,
             self.keep,
             self._fast,
+            self._undo,
         )
         try:
             with CollectorPaused():  # see convert_input: reference counting frees a batch
@@ -102,6 +210,7 @@ class Stream:
                     self.documents += len(batch)
                     self._lost(done.read, self.read, self.read_counts)
                     self._lost(done.losses, self.losses, self.counts)
+                    self._later()
                     yield done.written
         finally:
             self.handle.close()
@@ -122,24 +231,42 @@ class Stream:
     def _fast(self, kind: str) -> FastConverter | None:
         """The dict converter of ``kind``: a stream converter's own (``convert_dicts``, the same
         state as its model path's), else the format folder's."""
-        if (self.format, self.target, kind) in STREAM_CONVERTERS:
-            made = self._stateful(kind)
-            found: FastConverter | None = getattr(made, "convert_dicts", None)
-            return found
-        return fast_converter(self.format, self.target, kind)
+        if _converts_alone(self.format, self.target, kind):
+            return fast_converter(self.format, self.target, kind)
+        made = self._stateful(kind)
+        found: FastConverter | None = getattr(made, "convert_dicts", None)
+        return found
+
+    def _undo(self) -> None:
+        """A run handed back after a stream converter's ``convert_dicts`` returned: its state
+        as before that run (``undo``, where the converter has one)."""
+        for made in self.stateful.values():
+            undo = getattr(made, "undo", None)
+            if undo is not None:
+                undo()
 
     def _stateful(self, kind: str) -> Any | None:
-        """The stream converter of ``kind`` (made once, with the stream's identity), or None."""
+        """The stream converter of ``kind`` (made once), or None."""
         if kind not in self.stateful:
-            location = STREAM_CONVERTERS.get((self.format, self.target, kind))
-            if location is None:
-                self.stateful[kind] = None
-            else:
-                path, _, attribute = location.partition(":")
-                module = find(MODULES[self.format], self.format).load()
-                identity = self._identity(module)
-                self.stateful[kind] = getattr(importlib.import_module(path), attribute)(identity)
+            self.stateful[kind] = self._made(self.format, self.target, kind)
         return self.stateful[kind]
+
+    def _made(self, format: str, target: str, kind: str) -> Any | None:
+        """A new stream converter of ``kind`` from ``format`` to ``target`` (through phi-core,
+        for a pair without it, when phi-core's documents then convert alone), or None."""
+        if HUB not in (format, target):
+            first = self._made(format, HUB, kind)
+            if first is None or not _converts_alone(HUB, target, kind):
+                return None
+            return ThroughHub(first, target, self.source.name)
+        location = STREAM_CONVERTERS.get((format, target, kind))
+        if location is None:
+            return None
+        path, _, attribute = location.partition(":")
+        made = getattr(importlib.import_module(path), attribute)
+        if (format, target, kind) not in _IDENTIFIED:
+            return made()
+        return made(self._identity(find(MODULES[format], format).load()))
 
     def _identity(self, module: Any) -> Any | None:
         """The identity of the stream's first ``run_identified`` event, read as the stream reads
@@ -166,23 +293,33 @@ class Stream:
         if self.keep:
             kept += found
             return
-        for _, loss in found:
-            key = (loss.kind, loss.reason)
-            counts[key] = counts.get(key, 0) + 1
+        # counted in C (a few losses per line), then added in the order each first came
+        for key, count in collections.Counter(map(_KIND_REASON, map(_LOSS, found))).items():
+            counts[key] = counts.get(key, 0) + count
+
+    def _later(self) -> None:
+        """The second step's losses of the batch just converted (a pair through phi-core),
+        placed at the file's name as converting it whole places them."""
+        for made in self.stateful.values():
+            if isinstance(made, ThroughHub):
+                name = self.source.name
+                self.later += [(name, loss) for loss in made.taken(self.keep, self.later_counts)]
 
     def converted(self) -> Converted:
         """What was converted (no text: it was handed on batch by batch), its losses kept or
-        counted (the reading's first, as ``convert_input`` gives them)."""
+        counted (the reading's first, then the converter's, then those of a second step
+        through phi-core, as ``convert_input`` gives them)."""
         counted: dict[tuple[str, str], int] | None = None
         if not self.keep:
             counted = dict(self.read_counts)
-            for key, count in self.counts.items():
-                counted[key] = counted.get(key, 0) + count
+            for counts in (self.counts, self.later_counts):
+                for key, count in counts.items():
+                    counted[key] = counted.get(key, 0) + count
         return Converted(
             self.format,
             self.target,
             "",
-            self.read + self.losses,
+            self.read + self.losses + self.later,
             self.documents,
             True,
             0,

@@ -12,6 +12,7 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 from __future__ import annotations
 
 import math
+from collections.abc import MutableMapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -33,7 +34,7 @@ from ._fast import (
 from ._to_phi import phi_dicts, session_sources
 from .api import context_parts
 
-__all__ = ["to_phi_core_dicts"]
+__all__ = ["message_dicts_to_phi", "to_phi_core_dicts"]
 
 _MESSAGES: dict[str, type[BaseModel]] = {
     "user": ou.UserMessage,
@@ -67,18 +68,33 @@ def to_phi_core_dicts(
     """Operator-Use ``documents`` (``kind``: ``AgentMessage``, message lines; ``SessionFile``, a
     session file's entries, the header first) as phi-core AgentMessage JSON and the losses (a
     pointer's first token: the document's index); ``FastUnsupported`` where the models differ."""
-    losses = _Losses()
     if kind == "AgentMessage":
-        sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
-    elif kind == "SessionFile":
+        return message_dicts_to_phi(documents, {})
+    losses = _Losses()
+    if kind == "SessionFile":
         sources = _session_sources(documents, losses)  # the nulls read as absent first
     else:
         raise FastUnsupported(kind)
-    messages = phi_dicts(sources, losses)
+    return _filled(phi_dicts(sources, losses)), list(losses)
+
+
+def message_dicts_to_phi(
+    documents: list[dict[str, Any]], tool_names: MutableMapping[str, str]
+) -> tuple[list[dict[str, Any]], list[Loss]]:
+    """Operator-Use message lines as phi-core AgentMessage JSON and the losses (as
+    ``to_phi_core_dicts``), ``tool_names`` (call id -> tool name) holding the calls of the lines
+    before them and given theirs: only once every line is taken (``FastUnsupported`` leaves it
+    as it was)."""
+    losses = _Losses()
+    sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
+    return _filled(phi_dicts(sources, losses, tool_names)), list(losses)
+
+
+def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
         if message["role"] == "assistant":  # phi-core's reader fills in the usage's other counts
             message["usage"].update(reasoning=0, total_tokens=0)
-    return messages, list(losses)
+    return messages
 
 
 class _Entry:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 import phi_wire.operator_use as ou
@@ -144,22 +144,29 @@ def _written_for_an_extension(message: dict[str, Any]) -> bool:
 
 
 def _messages_to_phi(
-    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
+    sources: Sequence[tuple[str, dict[str, Any], Any]],
+    losses: _Losses,
+    tool_names: MutableMapping[str, str] | None = None,
 ) -> list[Any]:
     """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
-    AgentMessages."""
+    AgentMessages (``tool_names``: as ``phi_dicts``)."""
     # read as phi-core reads them, all in one loads (per-call work dominated one per message)
-    return list(phi.loads(_PHI_MESSAGES, json.dumps(phi_dicts(sources, losses))))
+    return list(phi.loads(_PHI_MESSAGES, json.dumps(phi_dicts(sources, losses, tool_names))))
 
 
 def phi_dicts(
-    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
+    sources: Sequence[tuple[str, dict[str, Any], Any]],
+    losses: _Losses,
+    tool_names: MutableMapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Each (pointer, Operator-Use message JSON as its writer writes it, (model, provider) or
     None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults),
     every object's keys in the order phi-core writes them, sorted (so the dict converter writes
-    them as they are built: ``_fast_to_phi``)."""
-    tool_names: dict[str, str] = {}
+    them as they are built: ``_fast_to_phi``). ``tool_names`` (call id -> tool name, a tool
+    result's name) holds the calls of the messages before these (a file converted batch by
+    batch) and gets these ones' (None: no messages before)."""
+    if tool_names is None:
+        tool_names = {}
     out: list[dict[str, Any]] = []
     for pointer, message, model in sources:
         role = message["role"]
@@ -302,7 +309,7 @@ def _tool_result_to_phi(
     pointer: str,
     block: dict[str, Any],
     timestamp: int,
-    tool_names: dict[str, str],
+    tool_names: MutableMapping[str, str],
     losses: _Losses,
 ) -> dict[str, Any]:
     name = tool_names.get(block["id"])

@@ -20,6 +20,9 @@ Without the models (``FAST_CONVERTERS``: ``_fast_to_phi``): message lines and se
 phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``;
 (``FAST_SESSION_FILES``: ``_fast_from_phi``) phi-core messages (a JSONL file's, or a Session's)
 to a session file likewise (``STREAMED_SESSION_FILES``: a batch at a time).
+
+Batch by batch (``MessageStreamToPhi``: ``phi_wire.convert``'s streamed input): message lines to
+phi-core, the tool names of the calls met so far carried from one batch to the next.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ._fast_from_phi import SessionFileWriter, session_file_from_phi
 from ._fast_to_phi import to_phi_core_dicts
 from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
+from ._stream_to_phi import MessageStreamToPhi
 from ._to_phi import to_phi_core
 
 __all__ = [
@@ -41,6 +45,7 @@ __all__ = [
     "STOP_REASONS_FROM_PHI",
     "STOP_REASONS_TO_PHI",
     "STREAMED_SESSION_FILES",
+    "MessageStreamToPhi",
     "from_phi_core",
     "session_from_phi_core",
     "to_phi_core",
