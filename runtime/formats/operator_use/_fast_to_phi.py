@@ -12,12 +12,13 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 import phi_wire.operator_use as ou
-from phi_wire.convert import NULL_READ_AS_ABSENT, Loss
+from phi_wire.convert import NULL_READ_AS_ABSENT, Loss, LossColumns
 from phi_wire.convert import Losses as _Losses
 
 from ._fast import (
@@ -63,22 +64,35 @@ _TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label"
 
 def to_phi_core_dicts(
     documents: list[dict[str, Any]], kind: str
-) -> tuple[list[dict[str, Any]], list[Loss]]:
+) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
     """Operator-Use ``documents`` (``kind``: ``AgentMessage``, message lines; ``SessionFile``, a
     session file's entries, the header first) as phi-core AgentMessage JSON and the losses (a
     pointer's first token: the document's index); ``FastUnsupported`` where the models differ."""
+    if kind == "SessionFile":
+        return _session_file_dicts(documents)
     losses = _Losses()
     if kind == "AgentMessage":
         sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
-    elif kind == "SessionFile":
-        sources = _session_sources(documents, losses)  # the nulls read as absent first
     else:
         raise FastUnsupported(kind)
-    messages = phi_dicts(sources, losses)
+    return _filled(phi_dicts(sources, losses)), list(losses)
+
+
+def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
         if message["role"] == "assistant":  # phi-core's reader fills in the usage's other counts
             message["usage"].update(reasoning=0, total_tokens=0)
-    return messages, list(losses)
+    return messages
+
+
+def _session_file_dicts(
+    documents: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], LossColumns]:
+    """A session file's entries converted; its losses kept as columns (a big file has hundreds
+    of thousands: each ``Loss`` is made only if they are read, ``LossColumns``)."""
+    losses = LossColumns()
+    sources = _session_sources(documents, losses)  # the nulls read as absent first
+    return _filled(phi_dicts(sources, losses)), losses
 
 
 class _Entry:
@@ -94,7 +108,7 @@ class _Entry:
 
 
 def _session_sources(
-    documents: list[dict[str, Any]], losses: _Losses
+    documents: list[dict[str, Any]], losses: LossColumns
 ) -> list[tuple[str, Any, Any]]:
     entries = []
     written: dict[int, dict[str, Any]] = {}  # id(entry) -> its message as its writer writes it

@@ -7,13 +7,14 @@ import base64
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
 from phi_wire.convert import (
     SORTED_BY_PHI_CORE,
     Conversion,
+    LossColumns,
     UnsupportedConversion,
     reordered_by_sorting,
     with_sorted_keys,
@@ -33,6 +34,10 @@ from ._shared import (
     _only_messages,
 )
 from .api import ContextParts, SessionFileLines, context_parts
+
+_Sink: TypeAlias = _Losses | LossColumns
+"""Where the losses go: a list of them (the models' path), or columns (the dict converter's:
+each ``Loss`` made only when read)."""
 
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
@@ -77,7 +82,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     raise UnsupportedConversion(f"no Operator-Use -> phi-core conversion for {name}")
 
 
-def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
+def _session_to_phi(entries: SessionFileLines, losses: _Sink) -> list[Any]:
     parts = context_parts(entries)
     module = _layout_module(entries[0]) if entries else ou
     context = module.build_session_context(entries)
@@ -86,7 +91,7 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
 
 
 def session_sources(
-    entries: Sequence[Any], parts: ContextParts, documents: Sequence[Any], losses: _Losses
+    entries: Sequence[Any], parts: ContextParts, documents: Sequence[Any], losses: _Sink
 ) -> list[tuple[str, Any, Any]]:
     """The losses of the entries of a session file that make no message (in file order), then
     those of each message's envelope; and each message's (pointer, JSON, model) for
@@ -144,7 +149,7 @@ def _written_for_an_extension(message: dict[str, Any]) -> bool:
 
 
 def _messages_to_phi(
-    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
+    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Sink
 ) -> list[Any]:
     """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
     AgentMessages."""
@@ -153,7 +158,7 @@ def _messages_to_phi(
 
 
 def phi_dicts(
-    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Losses
+    sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Sink
 ) -> list[dict[str, Any]]:
     """Each (pointer, Operator-Use message JSON as its writer writes it, (model, provider) or
     None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults),
@@ -219,7 +224,7 @@ def phi_dicts(
     return out
 
 
-def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
+def _ms(pointer: str, seconds: Any, losses: _Sink) -> int:
     """Float seconds as u64 milliseconds; a loss when the milliseconds do not give them back."""
     if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
         # the usual time, first (what the checks below let through to the rounding: not NaN,
@@ -250,7 +255,7 @@ def _image_mime(data: str) -> str:
     return "image/png"
 
 
-def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[dict[str, Any]]:
+def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Sink) -> list[dict[str, Any]]:
     kind = block["type"]
     if kind == "text":
         return [{"text": block["content"], "type": "text"}]
@@ -303,7 +308,7 @@ def _tool_result_to_phi(
     block: dict[str, Any],
     timestamp: int,
     tool_names: dict[str, str],
-    losses: _Losses,
+    losses: _Sink,
 ) -> dict[str, Any]:
     name = tool_names.get(block["id"])
     if name is None:
@@ -329,7 +334,7 @@ _USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wr
 """Operator-Use's counts, in the order their losses come."""
 
 
-def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
+def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Sink) -> dict[str, Any]:
     counts = [usage[source] for source in _USAGE_COUNTS]
     for index, count in enumerate(counts):
         if not 0 <= count <= U64_MAX:
@@ -344,7 +349,7 @@ def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[
     return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
 
-def _stop_reason_to_phi(pointer: str, reason: str, losses: _Losses) -> str:
+def _stop_reason_to_phi(pointer: str, reason: str, losses: _Sink) -> str:
     target, note = STOP_REASONS_TO_PHI[reason]
     if note:
         losses.add(pointer, "changed", note)
@@ -357,7 +362,7 @@ def _assistant_to_phi(
     blocks: list[dict[str, Any]],
     timestamp: int,
     model: Any,
-    losses: _Losses,
+    losses: _Sink,
 ) -> dict[str, Any]:
     model_id, provider_id = model if model else (None, None)
     if not model_id or not provider_id:
