@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_convert_fast_operator_use import Both, corpus
 
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
+import phi_wire.formats.operator_use.session_tree as session_tree
 from phi_wire.convert import (
     VIA_HUB,
     Converted,
@@ -128,3 +131,58 @@ def test_the_second_step_through_phi_core_keeps_the_first_steps_columns() -> Non
         assert isinstance(losses, LossColumns) == (first is first_columns)
         assert [loss.reason.split()[0] for loss in losses] == ["first", "second"]
         assert list(losses)[1].reason == f"second {VIA_HUB}"
+
+
+class Entry:
+    """An entry as the tree walk reads it (its fields as attributes)."""
+
+    def __init__(self, type: str, id: Any, parent_id: Any, target_id: Any = None) -> None:
+        self.type = type
+        self.id = id
+        self.parent_id = parent_id
+        self.target_id = target_id
+
+    def __repr__(self) -> str:
+        return f"Entry({self.type!r}, {self.id!r}, {self.parent_id!r}, {self.target_id!r})"
+
+
+_IDS = st.sampled_from(["a", "b", "c", "d", "", None])
+_ENTRIES = st.builds(
+    Entry,
+    st.sampled_from(["message", "message", "leaf", "session", "model_change", "label"]),
+    _IDS,
+    _IDS,
+    _IDS,
+)
+
+
+def chains(entries: list[Entry]) -> list[Entry]:
+    """Entries rewritten as a chain (each the child of the one before), most of the time."""
+    previous: Any = None
+    for index, entry in enumerate(entries):
+        if entry.type != "session":
+            entry.id = entry.id if entry.id else f"id{index}"
+            entry.parent_id = previous
+            previous = entry.id
+    return entries
+
+
+@given(st.lists(_ENTRIES, max_size=12).map(chains) | st.lists(_ENTRIES, max_size=12))
+def test_the_ordered_pass_finds_the_branch_the_walk_finds(entries: list[Entry]) -> None:
+    """``_chained`` (one ordered pass, for entries written one after the other) gives exactly
+    what walking the parent ids from the leaf gives, or leaves it to the walk."""
+    walked = session_tree._walked([entry for entry in entries if entry.type != "session"])
+    assert session_tree._active_branch(entries) == walked
+
+
+def test_a_chain_is_found_without_a_dict_of_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    entries = chains(
+        [Entry("session", "h", None)] + [Entry("message", None, None) for _ in range(50)]
+    )
+    walks: list[int] = []
+    monkeypatch.setattr(session_tree, "_walked", lambda body: walks.append(len(body)) or [])
+    assert session_tree._active_branch(entries) == entries[1:]
+    assert walks == []
+    entries[-1].type = "leaf"  # its target the leaf: walked
+    session_tree._active_branch(entries)
+    assert walks == [50]
