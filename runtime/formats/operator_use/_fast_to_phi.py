@@ -160,7 +160,8 @@ def _meta(meta: Any) -> None:
 
 
 def _message(message: Any) -> dict[str, Any]:
-    """An Operator-Use message as its writer writes it (every field, defaults filled in)."""
+    """An Operator-Use message as its writer writes it (every field, defaults filled in), made
+    so in place (the dict parsed for this conversion alone: no copy of it is built)."""
     role = message.get("role") if type(message) is dict else None
     model: type[BaseModel] | None = _MESSAGES.get(role) if type(role) is str else None
     if model is None:
@@ -168,87 +169,78 @@ def _message(message: Any) -> dict[str, Any]:
     if not fields_of(model).issuperset(message):
         raise FastUnsupported(f"{model.__name__}: an unknown key")
     contents = message.get("contents", [])
-    seconds = message.get("timestamp")  # a missing one is the time of reading
     if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
         raise FastUnsupported("contents or id")
-    written: dict[str, Any] = {
-        "role": role,
-        "contents": [_block(block) for block in contents],
-        "id": message["id"],
-        "timestamp": seconds if type(seconds) is float else number(message, "timestamp"),
-    }
+    for index, block in enumerate(contents):
+        contents[index] = _block(block)
+    message["contents"] = contents
+    if type(message.get("timestamp")) is not float:  # a missing one is the time of reading
+        message["timestamp"] = number(message, "timestamp")
     if role == "assistant":
         usage = known(message.get("usage", {}), ou.Usage)
         cost = known(usage.get("cost", {}), ou.UsageCost)
         stop_reason = text(message, "stop_reason", "stop")
         if stop_reason not in _STOP_REASONS:
             raise FastUnsupported("stop_reason")
-        counts = {key: usage.get(key, 0) for key in _COUNT_KEYS}
-        if not all(type(count) is int for count in counts.values()):
-            raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
-        counts["cost"] = _costs(cost)
-        written["usage"] = counts
-        written["stop_reason"] = stop_reason
-        written["error"] = text(message, "error", "")
-    return written
+        for key in _COUNT_KEYS:
+            if type(usage.setdefault(key, 0)) is not int:
+                raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
+        usage["cost"] = _costs(cost)
+        message["usage"] = usage
+        message["stop_reason"] = stop_reason
+        message["error"] = text(message, "error", "")
+    return message  # type: ignore[no-any-return]
 
 
-def _costs(cost: dict[str, Any]) -> dict[str, float]:
+def _costs(cost: dict[str, Any]) -> dict[str, Any]:
     """A usage's cost as its writer writes it (every amount a float, 0.0 where absent)."""
-    amounts = {key: cost.get(key, 0.0) for key in _COST_KEYS}
-    for amount in amounts.values():
+    for key in _COST_KEYS:
+        amount = cost.setdefault(key, 0.0)
         if type(amount) is not float or not math.isfinite(amount):
-            return {key: number(cost, key, 0.0) for key in _COST_KEYS}  # an int, or refused
-    return amounts
+            cost[key] = number(cost, key)  # an int, or refused
+    return cost
 
 
-def _block(block: Any) -> dict[str, Any]:
-    """A content block as its writer writes it (an untagged one is pydantic's smart union's to
-    judge: not taken)."""
-    kind = block.get("type") if type(block) is dict else None
+def _block(item: Any) -> dict[str, Any]:
+    """A content block as its writer writes it, made so in place (an untagged one is pydantic's
+    smart union's to judge: not taken)."""
+    if type(item) is not dict:
+        raise FastUnsupported("a block that is no object")
+    block: dict[str, Any] = item
+    kind = block.get("type")
     if kind == "text":
-        content = block.get("content", "")
-        if type(content) is not str or not _TEXT_KEYS.issuperset(block):
+        if type(block.setdefault("content", "")) is not str or not _TEXT_KEYS.issuperset(block):
             raise FastUnsupported("a text block")
-        return block if len(block) == 2 else {"type": kind, "content": content}
+        return block
     if kind == "thinking":
         known(block, ou.ThinkingContent)
-        return {
-            "type": kind,
-            "content": text(block, "content", ""),
-            "signature": text(block, "signature", ""),
-        }
+        block["content"] = text(block, "content", "")
+        block["signature"] = text(block, "signature", "")
+        return block
     if kind == "tool_call":
         known(block, ou.ToolCallContent)
-        written: dict[str, Any] = {
-            "type": kind,
-            "id": text(block, "id", ""),
-            "name": text(block, "name", ""),
-        }
-        if "kind" in block:
-            if block["kind"] not in _TOOL_KINDS:
-                raise FastUnsupported("kind")
-            written["kind"] = block["kind"]
-        written["args"] = _object(block, "args")
-        written["metadata"] = _object(block, "metadata")
-        return written
+        block["id"] = text(block, "id", "")
+        block["name"] = text(block, "name", "")
+        if "kind" in block and block["kind"] not in _TOOL_KINDS:
+            raise FastUnsupported("kind")
+        block["args"] = _object(block, "args")
+        block["metadata"] = _object(block, "metadata")
+        return block
     if kind == "tool_result":
         known(block, ou.ToolResultContent)
-        return {
-            "type": kind,
-            "id": text(block, "id", ""),
-            "content": text(block, "content", ""),
-            "is_error": truth(block, "is_error", False),
-            "metadata": _object(block, "metadata"),
-            "terminate": truth(block, "terminate", False),
-        }
+        block["id"] = text(block, "id", "")
+        block["content"] = text(block, "content", "")
+        block["is_error"] = truth(block, "is_error", False)
+        block["metadata"] = _object(block, "metadata")
+        block["terminate"] = truth(block, "terminate", False)
+        return block
     if kind in ("image", "audio"):
         key = "images" if kind == "image" else "audio"
         known(block, ou.ImageContent if kind == "image" else ou.AudioContent)
-        items = block.get(key, [])
+        items = block.setdefault(key, [])
         if type(items) is not list or any(type(item) is not str for item in items):
             raise FastUnsupported(key)
-        return {"type": kind, key: items}
+        return block
     raise FastUnsupported(f"a {kind} block")
 
 
