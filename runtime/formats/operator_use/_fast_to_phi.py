@@ -60,6 +60,19 @@ message or a branch summary does one of the second lane: not taken)."""
 _HEADER: dict[str, type[BaseModel]] = {"session": ou.SessionHeader}
 _NULL_READ_AS_ABSENT = NULL_READ_AS_ABSENT.format(format="operator-use")
 _TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label", "name")
+_READ = (
+    "type",
+    "id",
+    "parent_id",
+    "timestamp",
+    "meta",
+    "target_id",
+    "thinking_level",
+    "model_id",
+    "provider_id",
+    "first_kept_entry_id",
+)
+"""What ``context_parts`` and ``session_sources`` read of an entry."""
 
 
 def to_phi_core_dicts(
@@ -96,22 +109,33 @@ def _session_file_dicts(
 
 
 class _Entry:
-    """A session entry's dict read as the model's attributes (absent: None), for the tree walk:
-    the dict itself is its ``__dict__``, so a read is a dict's."""
+    """What the tree walk (``context_parts``) and ``session_sources`` read of an entry, as the
+    model's attributes (absent: None), taken out of its dict once: read from a few small
+    objects, not from each entry's dict again and again (scattered over the whole input's
+    memory: most of those reads' time)."""
 
-    type = id = parent_id = target_id = timestamp = meta = None
-    thinking_level = model_id = provider_id = first_kept_entry_id = None
-    """What ``context_parts`` and ``session_sources`` read of an entry, None when absent."""
+    __slots__ = (*_READ, "message")
 
-    def __init__(self, document: dict[str, Any]) -> None:
-        self.__dict__ = document
+    def __init__(self, document: dict[str, Any], message: dict[str, Any] | None) -> None:
+        get = document.get
+        self.type = get("type")
+        self.id = get("id")
+        self.parent_id = get("parent_id")
+        self.timestamp = get("timestamp")
+        self.meta = get("meta")
+        self.target_id = get("target_id")
+        self.thinking_level = get("thinking_level")
+        self.model_id = get("model_id")
+        self.provider_id = get("provider_id")
+        self.first_kept_entry_id = get("first_kept_entry_id")
+        self.message = message
+        """A message entry's message as its writer writes it (``_message``)."""
 
 
 def _session_sources(
     documents: list[dict[str, Any]], losses: LossColumns
 ) -> list[tuple[str, Any, Any]]:
     entries = []
-    written: dict[int, dict[str, Any]] = {}  # id(entry) -> its message as its writer writes it
     for index, document in enumerate(documents):
         kind = document.get("type") if type(document) is dict else None
         model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
@@ -128,16 +152,15 @@ def _session_sources(
             number(document, "timestamp")  # a missing one is the time of reading
             if "meta" in document:
                 _meta(document["meta"])
-        entry = _Entry(document)
-        if kind == "message":  # on the active branch or not: its reader drops keys all the same
-            written[id(entry)] = _message(document["message"])
-        entries.append(entry)
+        # a message entry's message: on the active branch or not, its reader drops keys all the same
+        message = _message(document["message"]) if kind == "message" else None
+        entries.append(_Entry(document, message))
     if not entries:
         raise FastUnsupported("no entries")
     parts = context_parts(entries)
     if any(entry.type != "message" for entry in parts.sources):
         raise FastUnsupported("a message of the second lane")
-    messages = [written[id(entry)] for entry in parts.sources]
+    messages = [entry.message for entry in parts.sources]
     return session_sources(entries, parts, messages, losses)
 
 
