@@ -103,10 +103,10 @@ def via_hub(first: FastConverter, second: FastConverter) -> FastConverter:
     ) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
         hub, losses = first(documents, kind)
         out, later = second(hub, _HUB_KINDS.get(kind, kind))
-        noted = [Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later]
         if isinstance(losses, LossColumns):  # kept as columns: its Losses made when read
-            losses.extend(noted)
+            losses.extend(later, VIA_HUB)
             return out, losses
+        noted = [Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later]
         return out, [*losses, *noted]
 
     return converted

@@ -57,6 +57,7 @@ class Losses(list[Loss]):
 
 
 _LOSS_OF = functools.partial(_NEW_TUPLE, Loss)
+_POINTER, _KIND, _REASON = map(operator.itemgetter, range(3))
 
 
 class LossColumns(Sequence[Loss]):
@@ -76,9 +77,20 @@ class LossColumns(Sequence[Loss]):
         self.kinds.append(kind)
         self.reasons.append(reason)
 
-    def extend(self, losses: Sequence[Loss]) -> None:
-        for pointer, kind, reason in losses:
-            self.add(pointer, kind, reason)
+    def extend(self, losses: Sequence[Loss], note: str = "") -> None:
+        """Adds ``losses``, each reason followed by `` note`` when one is given (a column at a
+        time, in C: the second step of a conversion through phi-core adds tens of thousands)."""
+        self.pointers += map(_POINTER, losses)
+        self.kinds += map(_KIND, losses)
+        if not note:
+            self.reasons += map(_REASON, losses)
+            return
+        noted: dict[str, str] = {}  # each reason's noted text made once
+        for reason in map(_REASON, losses):
+            found = noted.get(reason)
+            if found is None:
+                found = noted[reason] = f"{reason} {note}"
+            self.reasons.append(found)
 
     def counts(self) -> dict[tuple[str, str], int]:
         """The losses counted by (kind, reason), in the order each first came."""
