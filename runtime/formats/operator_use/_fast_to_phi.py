@@ -141,14 +141,18 @@ def _session_sources(
         model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
         if model is None:
             raise FastUnsupported(f"a {kind} entry")
-        for key in without_nulls(document, model):  # as the reader's losses come: first
-            losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
-        known(document, model)
+        if None in document.values():  # taken out (as the reader's losses come: first)
+            for key in without_nulls(document, model):
+                losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
+        if not fields_of(model).issuperset(document):  # ``known``: its nulls are out
+            raise FastUnsupported(model.__name__)
         if index:
-            for key in _TREE_KEYS:
-                if key in document:
-                    text(document, key)
-            text(document, "id")  # a missing one is a fresh uuid
+            get = document.get
+            for key in _TREE_KEYS:  # texts where present
+                if type(get(key, "")) is not str:
+                    raise FastUnsupported(key)
+            if "id" not in document:  # a missing one is a fresh uuid
+                raise FastUnsupported("id")
             number(document, "timestamp")  # a missing one is the time of reading
             if "meta" in document:
                 _meta(document["meta"])
