@@ -348,15 +348,19 @@ _USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wr
 
 def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Sink) -> dict[str, Any]:
     counts = [usage[source] for source in _USAGE_COUNTS]
-    for index, count in enumerate(counts):
-        if not 0 <= count <= U64_MAX:
-            losses.add(
-                f"{pointer}/{_USAGE_COUNTS[index]}", "changed", "outside phi-core's u64: clamped"
-            )
-            counts[index] = min(max(count, 0), U64_MAX)
+    if min(counts) < 0 or max(counts) > U64_MAX:  # rare: each count looked at
+        for index, count in enumerate(counts):
+            if not 0 <= count <= U64_MAX:
+                losses.add(
+                    f"{pointer}/{_USAGE_COUNTS[index]}",
+                    "changed",
+                    "outside phi-core's u64: clamped",
+                )
+                counts[index] = min(max(count, 0), U64_MAX)
+    at = pointer + "/cost/"
     for key, amount in usage["cost"].items():
         if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
-            losses.add(f"{pointer}/cost/{key}", "dropped", "phi-core usage has no cost")
+            losses.add(at + key, "dropped", "phi-core usage has no cost")
     read, write = counts[2:]
     return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
