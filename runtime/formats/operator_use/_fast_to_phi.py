@@ -60,6 +60,11 @@ message or a branch summary does one of the second lane: not taken)."""
 _HEADER: dict[str, type[BaseModel]] = {"session": ou.SessionHeader}
 _NULL_READ_AS_ABSENT = NULL_READ_AS_ABSENT.format(format="operator-use")
 _TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label", "name")
+_TEXTS = {
+    model: tuple(key for key in _TREE_KEYS if key in fields_of(model))
+    for model in _TREE_ENTRIES.values()
+}
+"""Each entry model's keys of ``_TREE_KEYS`` (texts where present): it holds no others."""
 _READ = (
     "type",
     "id",
@@ -148,7 +153,7 @@ def _session_sources(
             raise FastUnsupported(model.__name__)
         if index:
             get = document.get
-            for key in _TREE_KEYS:  # texts where present
+            for key in _TEXTS[model]:  # texts where present
                 if type(get(key, "")) is not str:
                     raise FastUnsupported(key)
             if "id" not in document:  # a missing one is a fresh uuid
