@@ -8,21 +8,25 @@ are kept as columns (``LossColumns``) and made when read.
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_convert_fast_operator_use import Both, corpus
+from test_convert_fast_operator_use import Both, compact, corpus, messages
 
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
+import phi_wire.formats.operator_use._fast_to_phi as fast_to_phi
 import phi_wire.formats.operator_use.session_tree as session_tree
+import phi_wire.operator_use as ou
 from phi_wire.convert import (
     VIA_HUB,
     Converted,
+    FastUnsupported,
     Loss,
     LossColumns,
     convert_input,
@@ -186,3 +190,23 @@ def test_a_chain_is_found_without_a_dict_of_ids(monkeypatch: pytest.MonkeyPatch)
     entries[-1].type = "leaf"  # its target the leaf: walked
     session_tree._active_branch(entries)
     assert walks == [50]
+
+
+@settings(max_examples=100, deadline=None)
+@given(messages(clean=True))
+def test_a_message_is_made_its_writers_form_in_place(message: dict[str, Any]) -> None:
+    """``_message`` fills the defaults into the dict it is given (no copy of the message, its
+    usage, cost or blocks): what it returns is that dict, equal to what Operator-Use's writer
+    writes of the model its reader reads (timestamps as the floats pydantic reads)."""
+    text = compact(message)
+    try:
+        written = json.loads(ou.dumps(ou.loads(ou.AgentMessage, text)))
+    except ou.WireError:
+        return
+    given = json.loads(text)
+    try:
+        made = fast_to_phi._message(given)
+    except FastUnsupported:
+        return  # what the models read otherwise: the model path's
+    assert made is given
+    assert made == written
