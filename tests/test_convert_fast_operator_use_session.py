@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,16 +39,20 @@ from phi_wire.convert import (
 TARGETS = ("phi-core", "clark-agent")
 
 
+_CODE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+"""Not followed: classes, modules and functions (their globals reach the whole process)."""
+
+
 def reachable(root: object) -> Iterator[object]:
-    """Every object reachable from ``root`` (``gc.get_referents``: tracked by the collector or
-    not, as a tuple of strings may no longer be)."""
+    """Every object reachable from ``root`` but through code (``gc.get_referents``: tracked by
+    the collector or not, as a tuple of strings may no longer be)."""
     seen = {id(root)}
     pending = [root]
     while pending:
         found = pending.pop()
         yield found
         for item in gc.get_referents(found):
-            if id(item) not in seen and not isinstance(item, type):
+            if id(item) not in seen and not isinstance(item, _CODE):
                 seen.add(id(item))
                 pending.append(item)
 
