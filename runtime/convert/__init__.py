@@ -66,7 +66,15 @@ from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
 from ._route import CONVERTERS, SESSION_WRITERS, VIA_HUB, convert, to_session_file
 from ._session_file_stream import SessionFileStream
 from ._stream import NotStreamed, Stream, streamed
-from ._types import Conversion, Loss, Losses, LossKind, UnsupportedConversion
+from ._types import (
+    Conversion,
+    Loss,
+    LossColumns,
+    Losses,
+    LossKind,
+    UnsupportedConversion,
+    loss_counts,
+)
 from ._unread import NULL_READ_AS_ABSENT
 from ._write import AtomicFile, write_atomically
 
@@ -88,6 +96,7 @@ __all__ = [
     "FastUnsupported",
     "Input",
     "Loss",
+    "LossColumns",
     "LossKind",
     "Losses",
     "Lost",
@@ -108,6 +117,7 @@ __all__ = [
     "fast_converter",
     "input_of",
     "inputs_named",
+    "loss_counts",
     "output_name",
     "plan_outputs",
     "pointer_of",

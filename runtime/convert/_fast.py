@@ -25,7 +25,7 @@ import functools
 import importlib
 import itertools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeAlias
 
 from pydantic import BaseModel
@@ -36,7 +36,7 @@ from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
 from ._route import VIA_HUB
-from ._types import Loss
+from ._types import Loss, LossColumns
 
 __all__ = [
     "FAST_MIN_BYTES",
@@ -57,8 +57,9 @@ __all__ = [
     "via_hub",
 ]
 
-FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], list[Loss]]]
-"""``(documents, type) -> (target documents, losses)``: the shared contract of dict converters."""
+FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], Sequence[Loss]]]
+"""``(documents, type) -> (target documents, losses)``: the shared contract of dict converters
+(the losses a list, or ``LossColumns``: made when read)."""
 
 FAST_MIN_BYTES = 128 * 1024
 """The inputs from which the fast path is taken (its expression loaded from the cache in
@@ -100,13 +101,14 @@ def via_hub(first: FastConverter, second: FastConverter) -> FastConverter:
 
     def converted(
         documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+    ) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
         hub, losses = first(documents, kind)
         out, later = second(hub, _HUB_KINDS.get(kind, kind))
-        return out, [
-            *losses,
-            *(Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later),
-        ]
+        if isinstance(losses, LossColumns):  # kept as columns: its Losses made when read
+            losses.extend(later, VIA_HUB)
+            return out, losses
+        noted = [Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later]
+        return out, [*losses, *noted]
 
     return converted
 

@@ -13,7 +13,7 @@ raises ``FastUnsupported``, and the input takes the model path, whose losses nam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from phi_wire.fastpath import FastPath, SessionFilePath, fast_path
@@ -65,7 +65,7 @@ class FastConverted(NamedTuple, Generic[Document]):
     losses (a pointer's first token is a document's index) and each document's line."""
 
     documents: list[Document]
-    losses: list[Loss]
+    losses: Sequence[Loss]
     lines: list[int]
 
 
@@ -129,7 +129,7 @@ def _parsed(source: Input) -> list[Any]:
 
 def _dicts_converted(
     source: Input, format: str, converter: FastConverter, version: str, kind: str
-) -> tuple[list[dict[str, Any]], list[Loss]] | None:
+) -> tuple[list[dict[str, Any]], Sequence[Loss]] | None:
     """``source``'s documents, vouched for, read and given to ``converter``; None: the input
     takes the model path."""
     if SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):

@@ -45,7 +45,7 @@ from ._fast_whole import FastConverted, fast_converted, hub_converted
 from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, to_session_file
 from ._session import from_session, is_session
-from ._types import Conversion, Loss, UnsupportedConversion
+from ._types import Conversion, Loss, UnsupportedConversion, loss_counts
 from ._version import SESSION_FILES, VersionError, rewritten
 
 __all__ = ["MODULES", "Converted", "convert_input"]
@@ -357,7 +357,7 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
         return None
     # counted as ``loss_counts`` counts them (in C: a few hundred thousand losses); placed only
     # when read
-    counted = dict(collections.Counter(map(operator.itemgetter(1, 2), fast.losses)))
+    counted = loss_counts(fast.losses)
     text = "".join(document + "\n" for document in fast.documents)
     count = len(fast.lines) if source.lines and not source.session else 1
     entries = len(fast.lines) if source.session else 0

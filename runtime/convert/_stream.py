@@ -25,7 +25,7 @@ import itertools
 import operator
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -88,7 +88,7 @@ class ThroughHub:
         self.second = fast_converter(HUB, target, "AgentMessage")
         self.made = 0
         """The phi-core documents made so far (by the runs converted)."""
-        self.later: list[tuple[int, list[Loss]]] = []
+        self.later: list[tuple[int, Sequence[Loss]]] = []
         """The second step's losses of each run since the caller last took them, with the
         number of phi-core documents made before that run (their pointers' first token indexes
         the run's)."""
@@ -113,7 +113,7 @@ class ThroughHub:
         self._noted(later, len(hub))
         return converted, losses
 
-    def _noted(self, losses: list[Loss], made: int) -> None:
+    def _noted(self, losses: Sequence[Loss], made: int) -> None:
         self.later.append((self.made, losses))
         self.made += made
 

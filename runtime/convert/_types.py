@@ -4,14 +4,26 @@ them; this module imports nothing of phi-wire."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, Literal, NamedTuple
+import collections
+import functools
+import operator
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Generic, Literal, NamedTuple, overload
 
 from typing_extensions import TypeVar
 
 if TYPE_CHECKING:
     from .values import AnyValue
 
-__all__ = ["Conversion", "Loss", "LossKind", "Losses", "UnsupportedConversion"]
+__all__ = [
+    "Conversion",
+    "Loss",
+    "LossColumns",
+    "LossKind",
+    "Losses",
+    "UnsupportedConversion",
+    "loss_counts",
+]
 
 
 LossKind = Literal["dropped", "invented", "changed"]
@@ -42,6 +54,70 @@ class Losses(list[Loss]):
         # tuple.__new__ directly: a named tuple's own __new__ is one Python call more per loss
         # (hundreds of thousands in a big input)
         self.append(_NEW_TUPLE(Loss, (pointer, kind, reason)))
+
+
+_LOSS_OF = functools.partial(_NEW_TUPLE, Loss)
+_POINTER, _KIND, _REASON = map(operator.itemgetter, range(3))
+
+
+class LossColumns(Sequence[Loss]):
+    """Losses kept as three columns (pointers, kinds, reasons), each ``Loss`` made only when it
+    is read: a big input's hundreds of thousands of losses are then no objects the cyclic
+    collector walks, nor their memory, in a run that only counts them (``counts``)."""
+
+    __slots__ = ("kinds", "pointers", "reasons")
+
+    def __init__(self) -> None:
+        self.pointers: list[str] = []
+        self.kinds: list[LossKind] = []
+        self.reasons: list[str] = []
+
+    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
+        self.pointers.append(pointer)
+        self.kinds.append(kind)
+        self.reasons.append(reason)
+
+    def extend(self, losses: Sequence[Loss], note: str = "") -> None:
+        """Adds ``losses``, each reason followed by `` note`` when one is given (a column at a
+        time, in C: the second step of a conversion through phi-core adds tens of thousands)."""
+        self.pointers += map(_POINTER, losses)
+        self.kinds += map(_KIND, losses)
+        if not note:
+            self.reasons += map(_REASON, losses)
+            return
+        noted: dict[str, str] = {}  # each reason's noted text made once
+        for reason in map(_REASON, losses):
+            found = noted.get(reason)
+            if found is None:
+                found = noted[reason] = f"{reason} {note}"
+            self.reasons.append(found)
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """The losses counted by (kind, reason), in the order each first came."""
+        return dict(collections.Counter(zip(self.kinds, self.reasons, strict=True)))
+
+    def __len__(self) -> int:
+        return len(self.pointers)
+
+    def __iter__(self) -> Iterator[Loss]:
+        return map(_LOSS_OF, zip(self.pointers, self.kinds, self.reasons, strict=True))
+
+    @overload
+    def __getitem__(self, index: int) -> Loss: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Loss]: ...
+    def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        return Loss(self.pointers[index], self.kinds[index], self.reasons[index])
+
+
+def loss_counts(losses: Sequence[Loss]) -> dict[tuple[str, str], int]:
+    """``losses`` counted by (kind, reason), in the order each first came (``LossColumns``:
+    without making them)."""
+    if isinstance(losses, LossColumns):
+        return losses.counts()
+    return dict(collections.Counter(map(operator.itemgetter(1, 2), losses)))
 
 
 Value = TypeVar("Value", default="AnyValue")

@@ -12,13 +12,13 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 import phi_wire.operator_use as ou
-from phi_wire.convert import NULL_READ_AS_ABSENT, Loss
+from phi_wire.convert import NULL_READ_AS_ABSENT, Loss, LossColumns
 from phi_wire.convert import Losses as _Losses
 
 from ._fast import (
@@ -60,22 +60,37 @@ message or a branch summary does one of the second lane: not taken)."""
 _HEADER: dict[str, type[BaseModel]] = {"session": ou.SessionHeader}
 _NULL_READ_AS_ABSENT = NULL_READ_AS_ABSENT.format(format="operator-use")
 _TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label", "name")
+_TEXTS = {
+    model: tuple(key for key in _TREE_KEYS if key in fields_of(model))
+    for model in _TREE_ENTRIES.values()
+}
+"""Each entry model's keys of ``_TREE_KEYS`` (texts where present): it holds no others."""
+_READ = (
+    "type",
+    "id",
+    "parent_id",
+    "timestamp",
+    "meta",
+    "target_id",
+    "thinking_level",
+    "model_id",
+    "provider_id",
+    "first_kept_entry_id",
+)
+"""What ``context_parts`` and ``session_sources`` read of an entry."""
 
 
 def to_phi_core_dicts(
     documents: list[dict[str, Any]], kind: str
-) -> tuple[list[dict[str, Any]], list[Loss]]:
+) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
     """Operator-Use ``documents`` (``kind``: ``AgentMessage``, message lines; ``SessionFile``, a
     session file's entries, the header first) as phi-core AgentMessage JSON and the losses (a
     pointer's first token: the document's index); ``FastUnsupported`` where the models differ."""
     if kind == "AgentMessage":
         return message_dicts_to_phi(documents, {})
-    losses = _Losses()
     if kind == "SessionFile":
-        sources = _session_sources(documents, losses)  # the nulls read as absent first
-    else:
-        raise FastUnsupported(kind)
-    return _filled(phi_dicts(sources, losses)), list(losses)
+        return _session_file_dicts(documents)
+    raise FastUnsupported(kind)
 
 
 def message_dicts_to_phi(
@@ -97,49 +112,73 @@ def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return messages
 
 
+def _session_file_dicts(
+    documents: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], LossColumns]:
+    """A session file's entries converted; its losses kept as columns (a big file has hundreds
+    of thousands: each ``Loss`` is made only if they are read, ``LossColumns``)."""
+    losses = LossColumns()
+    sources = _session_sources(documents, losses)  # the nulls read as absent first
+    return _filled(phi_dicts(sources, losses)), losses
+
+
 class _Entry:
-    """A session entry's dict read as the model's attributes (absent: None), for the tree walk:
-    the dict itself is its ``__dict__``, so a read is a dict's."""
+    """What the tree walk (``context_parts``) and ``session_sources`` read of an entry, as the
+    model's attributes (absent: None), taken out of its dict once: read from a few small
+    objects, not from each entry's dict again and again (scattered over the whole input's
+    memory: most of those reads' time)."""
 
-    type = id = parent_id = target_id = timestamp = meta = None
-    thinking_level = model_id = provider_id = first_kept_entry_id = None
-    """What ``context_parts`` and ``session_sources`` read of an entry, None when absent."""
+    __slots__ = (*_READ, "message")
 
-    def __init__(self, document: dict[str, Any]) -> None:
-        self.__dict__ = document
+    def __init__(self, document: dict[str, Any], message: dict[str, Any] | None) -> None:
+        get = document.get
+        self.type = get("type")
+        self.id = get("id")
+        self.parent_id = get("parent_id")
+        self.timestamp = get("timestamp")
+        self.meta = get("meta")
+        self.target_id = get("target_id")
+        self.thinking_level = get("thinking_level")
+        self.model_id = get("model_id")
+        self.provider_id = get("provider_id")
+        self.first_kept_entry_id = get("first_kept_entry_id")
+        self.message = message
+        """A message entry's message as its writer writes it (``_message``)."""
 
 
 def _session_sources(
-    documents: list[dict[str, Any]], losses: _Losses
+    documents: list[dict[str, Any]], losses: LossColumns
 ) -> list[tuple[str, Any, Any]]:
     entries = []
-    written: dict[int, dict[str, Any]] = {}  # id(entry) -> its message as its writer writes it
     for index, document in enumerate(documents):
         kind = document.get("type") if type(document) is dict else None
         model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
         if model is None:
             raise FastUnsupported(f"a {kind} entry")
-        for key in without_nulls(document, model):  # as the reader's losses come: first
-            losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
-        known(document, model)
+        if None in document.values():  # taken out (as the reader's losses come: first)
+            for key in without_nulls(document, model):
+                losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
+        if not fields_of(model).issuperset(document):  # ``known``: its nulls are out
+            raise FastUnsupported(model.__name__)
         if index:
-            for key in _TREE_KEYS:
-                if key in document:
-                    text(document, key)
-            text(document, "id")  # a missing one is a fresh uuid
+            get = document.get
+            for key in _TEXTS[model]:  # texts where present
+                if type(get(key, "")) is not str:
+                    raise FastUnsupported(key)
+            if "id" not in document:  # a missing one is a fresh uuid
+                raise FastUnsupported("id")
             number(document, "timestamp")  # a missing one is the time of reading
             if "meta" in document:
                 _meta(document["meta"])
-        entry = _Entry(document)
-        if kind == "message":  # on the active branch or not: its reader drops keys all the same
-            written[id(entry)] = _message(document["message"])
-        entries.append(entry)
+        # a message entry's message: on the active branch or not, its reader drops keys all the same
+        message = _message(document["message"]) if kind == "message" else None
+        entries.append(_Entry(document, message))
     if not entries:
         raise FastUnsupported("no entries")
     parts = context_parts(entries)
     if any(entry.type != "message" for entry in parts.sources):
         raise FastUnsupported("a message of the second lane")
-    messages = [written[id(entry)] for entry in parts.sources]
+    messages = [entry.message for entry in parts.sources]
     return session_sources(entries, parts, messages, losses)
 
 
@@ -162,7 +201,8 @@ def _meta(meta: Any) -> None:
 
 
 def _message(message: Any) -> dict[str, Any]:
-    """An Operator-Use message as its writer writes it (every field, defaults filled in)."""
+    """An Operator-Use message as its writer writes it (every field, defaults filled in), made
+    so in place (the dict parsed for this conversion alone: no copy of it is built)."""
     role = message.get("role") if type(message) is dict else None
     model: type[BaseModel] | None = _MESSAGES.get(role) if type(role) is str else None
     if model is None:
@@ -170,87 +210,78 @@ def _message(message: Any) -> dict[str, Any]:
     if not fields_of(model).issuperset(message):
         raise FastUnsupported(f"{model.__name__}: an unknown key")
     contents = message.get("contents", [])
-    seconds = message.get("timestamp")  # a missing one is the time of reading
     if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
         raise FastUnsupported("contents or id")
-    written: dict[str, Any] = {
-        "role": role,
-        "contents": [_block(block) for block in contents],
-        "id": message["id"],
-        "timestamp": seconds if type(seconds) is float else number(message, "timestamp"),
-    }
+    for index, block in enumerate(contents):
+        contents[index] = _block(block)
+    message["contents"] = contents
+    if type(message.get("timestamp")) is not float:  # a missing one is the time of reading
+        message["timestamp"] = number(message, "timestamp")
     if role == "assistant":
         usage = known(message.get("usage", {}), ou.Usage)
         cost = known(usage.get("cost", {}), ou.UsageCost)
         stop_reason = text(message, "stop_reason", "stop")
         if stop_reason not in _STOP_REASONS:
             raise FastUnsupported("stop_reason")
-        counts = {key: usage.get(key, 0) for key in _COUNT_KEYS}
-        if not all(type(count) is int for count in counts.values()):
-            raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
-        counts["cost"] = _costs(cost)
-        written["usage"] = counts
-        written["stop_reason"] = stop_reason
-        written["error"] = text(message, "error", "")
-    return written
+        for key in _COUNT_KEYS:
+            if type(usage.setdefault(key, 0)) is not int:
+                raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
+        usage["cost"] = _costs(cost)
+        message["usage"] = usage
+        message["stop_reason"] = stop_reason
+        message["error"] = text(message, "error", "")
+    return message  # type: ignore[no-any-return]
 
 
-def _costs(cost: dict[str, Any]) -> dict[str, float]:
+def _costs(cost: dict[str, Any]) -> dict[str, Any]:
     """A usage's cost as its writer writes it (every amount a float, 0.0 where absent)."""
-    amounts = {key: cost.get(key, 0.0) for key in _COST_KEYS}
-    for amount in amounts.values():
+    for key in _COST_KEYS:
+        amount = cost.setdefault(key, 0.0)
         if type(amount) is not float or not math.isfinite(amount):
-            return {key: number(cost, key, 0.0) for key in _COST_KEYS}  # an int, or refused
-    return amounts
+            cost[key] = number(cost, key)  # an int, or refused
+    return cost
 
 
-def _block(block: Any) -> dict[str, Any]:
-    """A content block as its writer writes it (an untagged one is pydantic's smart union's to
-    judge: not taken)."""
-    kind = block.get("type") if type(block) is dict else None
+def _block(item: Any) -> dict[str, Any]:
+    """A content block as its writer writes it, made so in place (an untagged one is pydantic's
+    smart union's to judge: not taken)."""
+    if type(item) is not dict:
+        raise FastUnsupported("a block that is no object")
+    block: dict[str, Any] = item
+    kind = block.get("type")
     if kind == "text":
-        content = block.get("content", "")
-        if type(content) is not str or not _TEXT_KEYS.issuperset(block):
+        if type(block.setdefault("content", "")) is not str or not _TEXT_KEYS.issuperset(block):
             raise FastUnsupported("a text block")
-        return block if len(block) == 2 else {"type": kind, "content": content}
+        return block
     if kind == "thinking":
         known(block, ou.ThinkingContent)
-        return {
-            "type": kind,
-            "content": text(block, "content", ""),
-            "signature": text(block, "signature", ""),
-        }
+        block["content"] = text(block, "content", "")
+        block["signature"] = text(block, "signature", "")
+        return block
     if kind == "tool_call":
         known(block, ou.ToolCallContent)
-        written: dict[str, Any] = {
-            "type": kind,
-            "id": text(block, "id", ""),
-            "name": text(block, "name", ""),
-        }
-        if "kind" in block:
-            if block["kind"] not in _TOOL_KINDS:
-                raise FastUnsupported("kind")
-            written["kind"] = block["kind"]
-        written["args"] = _object(block, "args")
-        written["metadata"] = _object(block, "metadata")
-        return written
+        block["id"] = text(block, "id", "")
+        block["name"] = text(block, "name", "")
+        if "kind" in block and block["kind"] not in _TOOL_KINDS:
+            raise FastUnsupported("kind")
+        block["args"] = _object(block, "args")
+        block["metadata"] = _object(block, "metadata")
+        return block
     if kind == "tool_result":
         known(block, ou.ToolResultContent)
-        return {
-            "type": kind,
-            "id": text(block, "id", ""),
-            "content": text(block, "content", ""),
-            "is_error": truth(block, "is_error", False),
-            "metadata": _object(block, "metadata"),
-            "terminate": truth(block, "terminate", False),
-        }
+        block["id"] = text(block, "id", "")
+        block["content"] = text(block, "content", "")
+        block["is_error"] = truth(block, "is_error", False)
+        block["metadata"] = _object(block, "metadata")
+        block["terminate"] = truth(block, "terminate", False)
+        return block
     if kind in ("image", "audio"):
         key = "images" if kind == "image" else "audio"
         known(block, ou.ImageContent if kind == "image" else ou.AudioContent)
-        items = block.get(key, [])
+        items = block.setdefault(key, [])
         if type(items) is not list or any(type(item) is not str for item in items):
             raise FastUnsupported(key)
-        return {"type": kind, key: items}
+        return block
     raise FastUnsupported(f"a {kind} block")
 
 

@@ -7,13 +7,14 @@ import base64
 import json
 import math
 from collections.abc import MutableMapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
 from phi_wire.convert import (
     SORTED_BY_PHI_CORE,
     Conversion,
+    LossColumns,
     UnsupportedConversion,
     reordered_by_sorting,
     with_sorted_keys,
@@ -33,6 +34,10 @@ from ._shared import (
     _only_messages,
 )
 from .api import ContextParts, SessionFileLines, context_parts
+
+_Sink: TypeAlias = _Losses | LossColumns
+"""Where the losses go: a list of them (the models' path), or columns (the dict converter's:
+each ``Loss`` made only when read)."""
 
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
@@ -77,7 +82,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     raise UnsupportedConversion(f"no Operator-Use -> phi-core conversion for {name}")
 
 
-def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
+def _session_to_phi(entries: SessionFileLines, losses: _Sink) -> list[Any]:
     parts = context_parts(entries)
     module = _layout_module(entries[0]) if entries else ou
     context = module.build_session_context(entries)
@@ -86,7 +91,7 @@ def _session_to_phi(entries: SessionFileLines, losses: _Losses) -> list[Any]:
 
 
 def session_sources(
-    entries: Sequence[Any], parts: ContextParts, documents: Sequence[Any], losses: _Losses
+    entries: Sequence[Any], parts: ContextParts, documents: Sequence[Any], losses: _Sink
 ) -> list[tuple[str, Any, Any]]:
     """The losses of the entries of a session file that make no message (in file order), then
     those of each message's envelope; and each message's (pointer, JSON, model) for
@@ -112,16 +117,24 @@ def session_sources(
             reason = f"a {entry.type} entry makes no message"
         losses.add(f"/{index}", "dropped", reason)
     sources = []
+    add, models = losses.add, parts.models  # (once: a big file has ~200,000 such losses)
     for document, entry in zip(documents, parts.sources, strict=True):
-        index = index_of[id(entry)]
-        for key in ("id", "timestamp", "parent_id", "meta"):
-            if getattr(entry, key, None) is not None and not (
-                key == "timestamp" and entry.type != "message"
-            ):
-                losses.add(f"/{index}/{key}", "dropped", "the session entry's envelope")
-        pointer = f"/{index}/message" if entry.type == "message" else f"/{index}"
-        sources.append((pointer, document, parts.models.get(id(entry))))
+        at = f"/{index_of[id(entry)]}"
+        message = entry.type == "message"
+        if getattr(entry, "id", None) is not None:
+            add(at + "/id", "dropped", _ENVELOPE)
+        if message and getattr(entry, "timestamp", None) is not None:
+            add(at + "/timestamp", "dropped", _ENVELOPE)
+        if getattr(entry, "parent_id", None) is not None:
+            add(at + "/parent_id", "dropped", _ENVELOPE)
+        if getattr(entry, "meta", None) is not None:
+            add(at + "/meta", "dropped", _ENVELOPE)
+        sources.append((at + "/message" if message else at, document, models.get(id(entry))))
     return sources
+
+
+_ENVELOPE = "the session entry's envelope"
+"""Why a message's entry's id, timestamp (a message entry's), parent id and meta are lost."""
 
 
 def _layout_module(entry: Any) -> Any:
@@ -145,7 +158,7 @@ def _written_for_an_extension(message: dict[str, Any]) -> bool:
 
 def _messages_to_phi(
     sources: Sequence[tuple[str, dict[str, Any], Any]],
-    losses: _Losses,
+    losses: _Sink,
     tool_names: MutableMapping[str, str] | None = None,
 ) -> list[Any]:
     """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
@@ -156,7 +169,7 @@ def _messages_to_phi(
 
 def phi_dicts(
     sources: Sequence[tuple[str, dict[str, Any], Any]],
-    losses: _Losses,
+    losses: _Sink,
     tool_names: MutableMapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Each (pointer, Operator-Use message JSON as its writer writes it, (model, provider) or
@@ -180,12 +193,16 @@ def phi_dicts(
             kind = EXTENSION_KIND.format(role=role)
             out.append({"data": with_sorted_keys(message), "kind": kind, "role": "extension"})
             continue
-        losses.add(f"{pointer}/id", "dropped", "phi-core messages have no id")
-        timestamp = _ms(f"{pointer}/timestamp", message["timestamp"], losses)
+        losses.add(pointer + "/id", "dropped", "phi-core messages have no id")
+        timestamp = _ms(pointer + "/timestamp", message["timestamp"], losses)
         blocks: list[dict[str, Any]] = []
         results: list[tuple[str, dict[str, Any]]] = []
         previous_image = False
         for index, block in enumerate(message.get("contents", [])):
+            if block["type"] == "text":  # most blocks: nothing lost, no pointer made
+                blocks.append({"text": block["content"], "type": "text"})
+                previous_image = False
+                continue
             block_pointer = f"{pointer}/contents/{index}"
             if block["type"] == "tool_result":
                 results.append((block_pointer, block))
@@ -226,7 +243,7 @@ def phi_dicts(
     return out
 
 
-def _ms(pointer: str, seconds: Any, losses: _Losses) -> int:
+def _ms(pointer: str, seconds: Any, losses: _Sink) -> int:
     """Float seconds as u64 milliseconds; a loss when the milliseconds do not give them back."""
     if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
         # the usual time, first (what the checks below let through to the rounding: not NaN,
@@ -257,7 +274,7 @@ def _image_mime(data: str) -> str:
     return "image/png"
 
 
-def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Losses) -> list[dict[str, Any]]:
+def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Sink) -> list[dict[str, Any]]:
     kind = block["type"]
     if kind == "text":
         return [{"text": block["content"], "type": "text"}]
@@ -310,7 +327,7 @@ def _tool_result_to_phi(
     block: dict[str, Any],
     timestamp: int,
     tool_names: MutableMapping[str, str],
-    losses: _Losses,
+    losses: _Sink,
 ) -> dict[str, Any]:
     name = tool_names.get(block["id"])
     if name is None:
@@ -336,22 +353,26 @@ _USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_wr
 """Operator-Use's counts, in the order their losses come."""
 
 
-def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Losses) -> dict[str, Any]:
+def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Sink) -> dict[str, Any]:
     counts = [usage[source] for source in _USAGE_COUNTS]
-    for index, count in enumerate(counts):
-        if not 0 <= count <= U64_MAX:
-            losses.add(
-                f"{pointer}/{_USAGE_COUNTS[index]}", "changed", "outside phi-core's u64: clamped"
-            )
-            counts[index] = min(max(count, 0), U64_MAX)
+    if min(counts) < 0 or max(counts) > U64_MAX:  # rare: each count looked at
+        for index, count in enumerate(counts):
+            if not 0 <= count <= U64_MAX:
+                losses.add(
+                    f"{pointer}/{_USAGE_COUNTS[index]}",
+                    "changed",
+                    "outside phi-core's u64: clamped",
+                )
+                counts[index] = min(max(count, 0), U64_MAX)
+    at = pointer + "/cost/"
     for key, amount in usage["cost"].items():
         if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
-            losses.add(f"{pointer}/cost/{key}", "dropped", "phi-core usage has no cost")
+            losses.add(at + key, "dropped", "phi-core usage has no cost")
     read, write = counts[2:]
     return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
 
-def _stop_reason_to_phi(pointer: str, reason: str, losses: _Losses) -> str:
+def _stop_reason_to_phi(pointer: str, reason: str, losses: _Sink) -> str:
     target, note = STOP_REASONS_TO_PHI[reason]
     if note:
         losses.add(pointer, "changed", note)
@@ -364,7 +385,7 @@ def _assistant_to_phi(
     blocks: list[dict[str, Any]],
     timestamp: int,
     model: Any,
-    losses: _Losses,
+    losses: _Sink,
 ) -> dict[str, Any]:
     model_id, provider_id = model if model else (None, None)
     if not model_id or not provider_id:

@@ -29,11 +29,16 @@ __all__ = ["ContextParts", "context_builder", "context_parts"]
 
 
 def _active_branch(entries: Sequence[Any]) -> list[Any]:
+    body = [entry for entry in entries if entry.type != "session"]
+    chained = _chained(body)
+    return chained if chained is not None else _walked(body)
+
+
+def _walked(body: list[Any]) -> list[Any]:
+    """The branch from the leaf through the parent ids (``body``: the entries but the header)."""
     by_id: dict[str, Any] = {}
     leaf: str | None = None
-    for entry in entries:
-        if entry.type == "session":
-            continue
+    for entry in body:
         by_id[entry.id] = entry
         leaf = entry.target_id if entry.type == "leaf" else entry.id
     path: list[Any] = []
@@ -48,6 +53,22 @@ def _active_branch(entries: Sequence[Any]) -> list[Any]:
         cursor = current.parent_id
     path.reverse()
     return path
+
+
+def _chained(body: list[Any]) -> list[Any] | None:
+    """The branch of entries written one after the other, each the child of the one before
+    (how a session without branches is written), found in one ordered pass (lists compared in
+    C) instead of walking a dict of ids: every entry, when the last is no ``leaf`` entry, every
+    id is a distinct non-empty text and each parent id is the id before it (the first's parent,
+    whatever it is, ends the walk: unknown, or an id already seen). None: walk it."""
+    if not body or body[-1].type == "leaf":
+        return None
+    ids = [entry.id for entry in body]
+    if [entry.parent_id for entry in body[1:]] != ids[:-1]:
+        return None
+    if not all(type(found) is str and found for found in ids) or len(set(ids)) != len(ids):
+        return None
+    return body
 
 
 class ContextParts(NamedTuple):
