@@ -23,7 +23,6 @@ mixes its old and new bytes.
 
 from __future__ import annotations
 
-import errno
 import importlib
 import os
 import re
@@ -327,10 +326,7 @@ class RemoteFile:
             raise remote_s3.changed(self.etag) from None
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self.size}.get(whence)
-        if base is None or base + offset < 0:
-            raise OSError(errno.EINVAL, f"cannot seek to {offset} from {whence}", self.url)
-        self._position = base + offset
+        self._position = remote_s3.sought(self.url, self._position, self.size, offset, whence)
         return self._position
 
     def close(self) -> None:

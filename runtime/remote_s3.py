@@ -35,6 +35,7 @@ __all__ = [
     "S3Stream",
     "Unavailable",
     "open_stream",
+    "sought",
     "usable",
 ]
 
@@ -204,6 +205,15 @@ class Seekable(Protocol):
     def close(self) -> None: ...
 
 
+def sought(url: str, position: int, size: int, offset: int, whence: int) -> int:
+    """The position a ``seek(offset, whence)`` of a read-only object of ``size`` bytes, at
+    ``position``, moves to (``io``'s rules; EINVAL before its start)."""
+    base = {os.SEEK_SET: 0, os.SEEK_CUR: position, os.SEEK_END: size}.get(whence)
+    if base is None or base + offset < 0:
+        raise OSError(errno.EINVAL, f"cannot seek to {offset} from {whence}", url)
+    return base + offset
+
+
 def changed(etag: str | None) -> OSError:
     """The error of a read whose object's ETag is no longer ``etag``, in words of the run."""
     return OSError(errno.EBUSY, f"the object changed after it was listed (ETag no longer {etag})")
@@ -321,10 +331,7 @@ class S3Stream:
         self._other = self._fallback()
 
     def seek(self, offset: int, whence: int = 0) -> int:
-        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self.size}.get(whence)
-        if base is None or base + offset < 0:
-            raise OSError(errno.EINVAL, f"cannot seek to {offset} from {whence}", self.url)
-        self._position = base + offset
+        self._position = sought(self.url, self._position, self.size, offset, whence)
         return self._position
 
     def close(self) -> None:
