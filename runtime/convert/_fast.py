@@ -35,7 +35,7 @@ from phi_wire.fastpath import FastPath, fast_path
 from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
-from ._route import VIA_HUB
+from ._route import VIA_HUB, noted_via_hub
 from ._types import Loss, LossColumns
 
 __all__ = [
@@ -107,8 +107,7 @@ def via_hub(first: FastConverter, second: FastConverter) -> FastConverter:
         if isinstance(losses, LossColumns):  # kept as columns: its Losses made when read
             losses.extend(later, VIA_HUB)
             return out, losses
-        noted = [Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later]
-        return out, [*losses, *noted]
+        return out, [*losses, *map(noted_via_hub, later)]
 
     return converted
 

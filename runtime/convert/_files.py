@@ -43,7 +43,7 @@ from ._fast_session import session_converted
 from ._fast_session_file import session_file_converted, session_file_of_hub
 from ._fast_whole import FastConverted, fast_converted, hub_converted
 from ._inputs import ConvertError, Input
-from ._route import VIA_HUB, convert, to_session_file
+from ._route import VIA_HUB, convert, noted_via_hub, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion, loss_counts
 from ._version import SESSION_FILES, VersionError, rewritten
@@ -325,7 +325,7 @@ def _fast_session_file_via_hub(
     text, later = written
     losses = [
         *hub.losses,
-        *(Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in later),
+        *map(noted_via_hub, later),
     ]
     counted = dict(collections.Counter(map(operator.itemgetter(1, 2), losses)))
     # without the documents: the partial would hold phi-core's dicts until the losses are read
@@ -448,10 +448,7 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         where, pointer = _where(source, lines, listed, loss.pointer)
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
     if via is not None:
-        losses += [
-            (source.name, Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}"))
-            for loss in result.losses
-        ]
+        losses += [(source.name, noted_via_hub(loss)) for loss in result.losses]
     losses += written
     text = documents[0] if session else "".join(document + "\n" for document in documents)
     entries = len(value) if source.session else 0

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the value types import every format's models; convert itsel
         PiValue,
     )
 
-__all__ = ["CONVERTERS", "SESSION_WRITERS", "convert", "to_session_file"]
+__all__ = ["CONVERTERS", "SESSION_WRITERS", "convert", "noted_via_hub", "to_session_file"]
 
 
 CONVERTERS: dict[tuple[str, str], str] = {
@@ -100,9 +100,7 @@ def convert(
     if HUB not in (source, target):  # through the hub: the second step's losses say so
         first = _converter(source, HUB)(value, name=name)
         second = convert(first.value, source=HUB, target=target, name=name)
-        noted = [
-            Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}") for loss in second.losses
-        ]
+        noted = map(noted_via_hub, second.losses)
         return Conversion(second.value, (*first.losses, *noted))
     if source == HUB and is_session(value):
         return from_session(value, lambda messages: _converter(HUB, target)(messages, name=name))
@@ -112,6 +110,11 @@ def convert(
 VIA_HUB = "(the second step, phi-core -> target: a pointer into the phi-core form)"
 """The note on each loss of a conversion's second step through phi-core (its pointer points into
 the phi-core form of the source, not into the source)."""
+
+
+def noted_via_hub(loss: Loss) -> Loss:
+    """A loss of a conversion's second step through phi-core, noted so (``VIA_HUB``)."""
+    return Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}")
 
 
 SESSION_WRITERS: dict[str, str] = {

@@ -43,7 +43,7 @@ from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
 from ._files import _placed as _files_placed
 from ._inputs import Input
-from ._route import VIA_HUB
+from ._route import VIA_HUB, noted_via_hub
 from ._types import Loss
 
 __all__ = ["SESSION_FILE_STREAMS", "SessionFileStream", "session_file_stream"]
@@ -291,9 +291,7 @@ class _Spooler:
         self.taken += taken
         name = self.source.name
         if self.via_hub:
-            self.losses += [
-                (name, Loss(loss.pointer, loss.kind, f"{loss.reason} {VIA_HUB}")) for loss in losses
-            ]
+            self.losses += [(name, noted_via_hub(loss)) for loss in losses]
         elif losses:
             lines = Input(name, b"", True, [(line, b"") for line in held.lines[:taken]])
             self.losses += _session_placed(lines, losses, start)

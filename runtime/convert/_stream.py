@@ -37,7 +37,7 @@ from ._documents import MODULES, _parsed, _read_documents
 from ._fast import FAST_MIN_BYTES, FastConverter, FastUnsupported, fast_converter
 from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
-from ._route import VIA_HUB, convert
+from ._route import VIA_HUB, convert, noted_via_hub
 from ._session_file_stream import SESSION_FILE_STREAMS, SessionFileStream, session_file_stream
 from ._types import Conversion, Loss
 
@@ -137,7 +137,7 @@ class ThroughHub:
                 counts[key] = counts.get(key, 0) + count
             return []
         return [
-            Loss(_shifted(loss.pointer, before), loss.kind, f"{loss.reason} {VIA_HUB}")
+            noted_via_hub(loss._replace(pointer=_shifted(loss.pointer, before)))
             for before, losses in later
             for loss in losses
         ]
