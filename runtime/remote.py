@@ -24,6 +24,7 @@ mixes its old and new bytes.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import re
 from collections.abc import Iterator
@@ -341,23 +342,32 @@ class RemoteFile:
         self.close()
 
 
-def open_url(url: str, size: int | None = None) -> RemoteFile | S3Stream:
+def open_url(url: str, size: int | None = None, until: int | None = None) -> RemoteFile | S3Stream:
     """The object at ``url`` opened for reading (``OSError`` when it cannot be); ``size``: its
-    size when known (else the listing's, else asked). An ``s3://`` object is read by
-    ``phi_wire.remote_s3``'s streamed GETs when it can (one request per run of reads in order),
-    else, and for whatever that reader cannot do, by s3fs (``RemoteFile``)."""
+    size when known (else the listing's, else asked); ``until``: where the reads will end but
+    for the line running on past it (a part's end), so that no request asks much more. An
+    ``s3://`` object is read by ``phi_wire.remote_s3``'s streamed GETs when it can (one request
+    per run of reads in order), else, and for whatever that reader cannot do, by s3fs
+    (``RemoteFile``)."""
     scheme = url.partition("://")[0].lower()
     if scheme not in ("s3", "s3a") or not remote_s3.usable():
         return RemoteFile(url, size)
-    _filesystem(url)  # MissingExtra without s3fs, as for any URL
+    _installed(url)  # MissingExtra without s3fs, as for any URL
     known = _SIZES.get(url) if size is None else size
     if known is None:
         known = path_size(url)  # asked (a HEAD request), as s3fs would
     info = _LISTED.get(url)
     etag = info.get("ETag") if info is not None and int(info.get("size") or 0) == known else None
     return remote_s3.S3Stream(
-        "s3://" + url.partition("://")[2], known, etag, lambda: RemoteFile(url, known)
+        "s3://" + url.partition("://")[2], known, etag, lambda: RemoteFile(url, known), until
     )
+
+
+def _installed(url: str) -> None:
+    """``MissingExtra`` unless s3fs is installed, without importing it (its import and
+    botocore's take a worker about 0.4 s of CPU, and the streamed reader needs neither)."""
+    if importlib.util.find_spec("s3fs") is None:
+        _filesystem(url)  # says which extra, in the words of any URL's
 
 
 def read_whole(url: str, limit: int, size: int | None = None) -> bytes:
@@ -420,10 +430,10 @@ def upload_atomically(local: str | os.PathLike[str], url: str, tag: str = "") ->
         fs.invalidate_cache()
 
 
-def open_path(name: str) -> RemoteFile | S3Stream | BinaryIO:
+def open_path(name: str, until: int | None = None) -> RemoteFile | S3Stream | BinaryIO:
     """A local path or a URL opened for reading bytes (``read``, ``seek``, ``close``; ``OSError``
-    when it cannot be): what a reader of either calls."""
-    return open_url(name) if is_url(name) else open(name, "rb")
+    when it cannot be): what a reader of either calls (``until``: as for ``open_url``)."""
+    return open_url(name, until=until) if is_url(name) else open(name, "rb")
 
 
 def path_size(name: str) -> int:

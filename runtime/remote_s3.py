@@ -2,14 +2,16 @@
 whole object for each ranged GET) and the reader its HTTP stack's CPU per MB: this module reads
 an ``s3://`` object from an offset as one GET of up to 64 MB streamed in chunks (``obstore``,
 Rust's object_store: the bytes arrive outside the GIL), so that a Dask part's block is one
-request (a gzip object one per 64 MB), in memory of a chunk or two, whatever its size.
+request (a gzip object one per 64 MB), in memory of a chunk or two, whatever its size; a reader
+that says where its reads end (a part's) gets GETs that end there, but for the line across it.
 
 It is ``phi_wire.remote``'s fast reader for ``s3://``, used when ``obstore`` is installed (the
 ``remote`` extra installs it) and s3fs is configured by the usual AWS environment only; else, and
 for any failure that is not the object's own (a server that cannot be reached, a refused
 request, a missing object), ``remote`` reads through s3fs, whose errors are the words a run
 reports. Credentials, region and endpoint are what botocore (s3fs's own library) resolves from
-``AWS_*`` variables, ``AWS_PROFILE`` and ``~/.aws``; nothing comes from phi-wire's arguments.
+``AWS_*`` variables, ``AWS_PROFILE`` and ``~/.aws`` (read from the variables directly when they
+name all three: botocore would take them first); nothing comes from phi-wire's arguments.
 A read is pinned to the ETag the listing gave (or, unlisted, the one its first GET met) with
 ``If-Match``: an object rewritten since is ``ObjectChanged``.
 """
@@ -26,11 +28,12 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from obstore.store import S3Credential, S3Store
+    from obstore.store import S3Config, S3Credential, S3Store
 
 __all__ = [
     "CHUNK_BYTES",
     "SPAN_BYTES",
+    "TAIL_BYTES",
     "ObjectChanged",
     "S3Stream",
     "Unavailable",
@@ -42,6 +45,10 @@ __all__ = [
 SPAN_BYTES = 64 * 1024 * 1024
 """A GET asks this much at most (a Dask part's block): reading on past it starts the next GET
 there (on the same ETag), and a reader that stops early leaves no larger request unread."""
+TAIL_BYTES = 64 * 1024
+"""What a GET asks past the end its reader said it needs (``until``: a Dask part's end), for
+the line that runs across that end: one request when the line is that short (a phi-core line is
+a few KB), else GETs from there of twice as much each."""
 CHUNK_BYTES = 1024 * 1024
 """The least a stream hands over at a time: what a look at an object's first lines fetches,
 and what a stream holds besides what its reader asked for."""
@@ -108,10 +115,49 @@ def _store(bucket: str) -> S3Store:
     return found
 
 
+_ENDPOINTS = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+"""botocore's endpoint variables for S3, the first set wins (over any configuration file)."""
+
+
+def _from_environment() -> S3Config | None:
+    """The store's settings when the environment alone decides them as botocore would: keys,
+    region and endpoint in ``AWS_*`` variables (which botocore puts before any ``~/.aws`` file),
+    no profile named; None otherwise (botocore resolves them). Saves a process botocore's
+    session and client (about 0.1 s of CPU) where a cluster's workers are given the store that
+    way."""
+    environ = os.environ
+    if environ.get("AWS_PROFILE") or environ.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"):
+        return None
+    endpoint = next((environ[name] for name in _ENDPOINTS if environ.get(name)), None)
+    access, secret = environ.get("AWS_ACCESS_KEY_ID"), environ.get("AWS_SECRET_ACCESS_KEY")
+    region = environ.get("AWS_DEFAULT_REGION")
+    if not (endpoint and access and secret and region):
+        return None
+    settings: S3Config = {
+        "access_key_id": access,
+        "secret_access_key": secret,
+        "region": region,
+        "endpoint": endpoint,
+    }
+    token = environ.get("AWS_SESSION_TOKEN") or environ.get("AWS_SECURITY_TOKEN")
+    if token:  # botocore's two names for it
+        settings["session_token"] = token
+    return settings
+
+
 def _new_store(bucket: str) -> S3Store | None:
     try:
         from obstore.store import S3Store
 
+        settings = _from_environment()
+        if settings is not None:
+            _log.debug("s3://%s: keys, region and endpoint from the environment", bucket)
+            return S3Store(
+                bucket,
+                config=settings,
+                client_options=_CLIENT,  # type: ignore[arg-type]
+                retry_config=_RETRIES,  # type: ignore[arg-type]
+            )
         botocore_session = importlib.import_module("botocore.session")
         session = botocore_session.Session()
         if session.get_credentials() is None:
@@ -173,6 +219,7 @@ def open_stream(
     options: dict[str, Any] = {"range": (start, end)}
     if etag is not None:
         options["if_match"] = etag
+    _log.debug("GET: %s, %d-%d", url, start, end)
     try:
         result = obstore.get(store, key, options=options)  # type: ignore[arg-type]
     except PreconditionError:
@@ -222,7 +269,8 @@ def changed(etag: str | None) -> OSError:
 class S3Stream:
     """An ``s3://`` object opened for reading: ``read(size)``, ``seek(offset)``, ``size``,
     ``close()``, as ``phi_wire.remote.RemoteFile``. Reads in order are served by one GET of
-    ``SPAN_BYTES`` from where the first began (then the next), consumed in chunks as they are
+    ``SPAN_BYTES`` from where the first began (then the next), or up to where its reader said
+    its reads end (``until``, and ``TAIL_BYTES`` past it), consumed in chunks as they are
     read (never more than the read asked plus a chunk held); a seek back before what is held,
     or further ahead than a chunk, starts another GET there. A GET that cannot start, or
     breaks before it has given anything, hands the object to ``fallback`` (s3fs's reader) from
@@ -230,12 +278,21 @@ class S3Stream:
     stopped, on the same ETag."""
 
     def __init__(
-        self, url: str, size: int, etag: str | None, fallback: Callable[[], Seekable]
+        self,
+        url: str,
+        size: int,
+        etag: str | None,
+        fallback: Callable[[], Seekable],
+        until: int | None = None,
     ) -> None:
         self.url = url
         self.size = size
         self.etag = etag
         """The ETag the reads are pinned to (the listing's, else the first GET's)."""
+        self.until = until
+        """Where the reader said its reads end, but for a line running on past it (a Dask
+        part's end): a GET before it asks up to it and ``TAIL_BYTES`` more, one past it asks
+        ``TAIL_BYTES`` and then twice as much each (None: ``SPAN_BYTES`` a GET)."""
         self._fallback = fallback
         self._other: Seekable | None = None
         self._position = 0
@@ -312,7 +369,7 @@ class S3Stream:
         return True
 
     def _open(self, offset: int) -> bool:
-        self._span_end = min(self.size, offset + SPAN_BYTES)
+        self._span_end = min(self.size, self._span_from(offset))
         try:
             self._chunks, found = open_stream(self.url, offset, self._span_end, self.etag)
         except ObjectChanged:
@@ -323,6 +380,14 @@ class S3Stream:
         if self.etag is None:
             self.etag = found
         return True
+
+    def _span_from(self, offset: int) -> int:
+        """Where a GET from ``offset`` ends (before the object's end)."""
+        if self.until is None:
+            return offset + SPAN_BYTES
+        if offset < self.until:  # the reader's promise: no stream left unread past it
+            return self.until + TAIL_BYTES
+        return offset + min(SPAN_BYTES, max(TAIL_BYTES, offset - self.until))  # doubling
 
     def _hand_over(self, why: object) -> None:
         _log.debug("%s: read through s3fs from byte %d (%s)", self.url, self._position, why)

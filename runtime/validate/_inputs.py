@@ -175,9 +175,11 @@ def stored_size(name: str) -> int:
     return remote.path_size(name)
 
 
-def open_stored(name: str) -> Readable:
-    """A plain file or object opened for reading bytes (``OSError`` if it cannot be)."""
-    return remote.open_path(name)
+def open_stored(name: str, until: int | None = None) -> Readable:
+    """A plain file or object opened for reading bytes (``OSError`` if it cannot be); ``until``:
+    where its reads end but for the line that runs on past it (an object's requests stop near
+    it)."""
+    return remote.open_path(name, until)
 
 
 def input_size(name: str) -> int:
@@ -633,8 +635,10 @@ class _Range:
     the last such line, read as ``Source.read`` reads (``InputError`` if the file shrank)."""
 
     def __init__(self, name: str, start: int, end: int) -> None:
-        self.handle = open_stored(name)
+        self.handle = open_stored(name, until=end)
         self.end = end
+        self.past_end = _PAST_END_BYTES
+        """What the next read of the line running on past ``end`` asks (doubled by each)."""
         self.position = start
         self.done = False
         if start > 0:
@@ -680,8 +684,9 @@ class _Range:
         elif self.last.endswith(b"\n"):
             self.done = True
             return b""
-        else:  # finish the line that runs past ``end``
-            data = self.handle.read(size)
+        else:  # finish the line that runs past ``end``: little at first (a line is short)
+            data = self.handle.read(min(size, self.past_end))
+            self.past_end *= 2
             cut = data.find(b"\n")
             if cut != -1 or not data:
                 data = data[: cut + 1] if cut != -1 else data
@@ -690,6 +695,12 @@ class _Range:
         if data:
             self.last = data
         return data
+
+
+_PAST_END_BYTES = 64 * 1024
+"""A range's first read past its end, for the line that runs across it: a phi-core line is a
+few KB, and an object's reader asks the store little more than the range (``remote_s3``'s
+``TAIL_BYTES``)."""
 
 
 def _shrank(position: int) -> InputError:

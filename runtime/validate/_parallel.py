@@ -217,7 +217,7 @@ def _lines_starting(name: str, start: int, end: int) -> int:
     """How many lines of a file start in [start, end) (0 if it cannot be read)."""
     count = int(start == 0)
     try:
-        with closing(open_stored(name)) as handle:
+        with closing(open_stored(name, until=end)) as handle:
             handle.seek(max(0, start - 1))
             position = max(0, start - 1)
             while position < end - 1:
