@@ -188,11 +188,16 @@ def main() -> None:
         "--readers", action="store_true", help="CPU per MB of each way of reading S3 ranges"
     )
     parser.add_argument("--part-mb", type=int, default=12, help="--readers: bytes per range")
+    parser.add_argument(
+        "--s3rver",
+        default=None,
+        help="npm's s3rver command (a lighter S3 server): the S3 figures against it, not moto",
+    )
     parser.add_argument("--s3-child", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.s3_child is not None:  # one round of --beside: the figures as one JSON line
         command("--version", args.version, str(min(args.s3_child.iterdir())))  # its cache
-        print(json.dumps(s3_rounds(args.s3_child, args.s3_mb, 1, args.version)))
+        print(json.dumps(s3_rounds(args.s3_child, args.s3_mb, 1, args.version, args.s3rver)))
         return
     if args.workdir is not None:
         args.workdir.mkdir(parents=True, exist_ok=True)
@@ -299,16 +304,25 @@ def measure_memory(work: Path, lines: list[str], args: argparse.Namespace, versi
 class S3Server:
     """moto's S3 server on 127.0.0.1 in a process of its own (as a real store is: its CPU is not
     the benchmark's, though on a small machine it competes with the workers for the cores), with
-    the environment that points s3fs (and the workers started after it) at it."""
+    the environment that points s3fs (and the workers started after it) at it. ``s3rver``: the
+    command of npm's s3rver (Node, objects in files, a ranged GET streams its range from the
+    file), run instead: moto is pure Python and reads a whole object for each ranged GET, so
+    its figures are partly moto's speed."""
 
-    def __init__(self) -> None:
+    def __init__(self, s3rver: str | None = None) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
+        command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+        keys = ("bench", "bench")
+        self.folder: str | None = None
+        if s3rver is not None:
+            self.folder = tempfile.mkdtemp(prefix="s3rver-")
+            command = [s3rver, "-d", self.folder, "-a", "127.0.0.1", "-p", str(port), "-s"]
+            command.append("--no-vhost-buckets")
+            keys = ("S3RVER", "S3RVER")  # s3rver's own keys: it checks the signatures
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + 60
         while True:
@@ -321,8 +335,8 @@ class S3Server:
                     raise SystemExit("moto's S3 server did not start") from None
                 time.sleep(0.1)
         os.environ.update(
-            AWS_ACCESS_KEY_ID="bench",
-            AWS_SECRET_ACCESS_KEY="bench",
+            AWS_ACCESS_KEY_ID=keys[0],
+            AWS_SECRET_ACCESS_KEY=keys[1],
             AWS_DEFAULT_REGION="us-east-1",
             AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}",
         )
@@ -334,6 +348,8 @@ class S3Server:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(10)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def process_cpu_seconds(pid: int) -> float:
@@ -347,14 +363,16 @@ def workers_cpu_seconds(client: Any) -> float:
     return float(sum(client.run(time.process_time).values()))
 
 
-def s3_rounds(plain: Path, megabytes: int, repeat: int, version: str) -> dict[str, float]:
+def s3_rounds(
+    plain: Path, megabytes: int, repeat: int, version: str, s3rver: str | None = None
+) -> dict[str, float]:
     """Two workers on ``megabytes`` of the plain files as objects in moto's server (its own
     process) and as the same files on disk, ``repeat`` interleaved rounds: the medians of the
     wall time, of the workers' and of this process's CPU time per run, and the server's CPU time
     per S3 run; ``total``: the bytes read per run."""
     import s3fs  # type: ignore[import-untyped]
 
-    server = S3Server()
+    server = S3Server(s3rver)
     try:
         fs = s3fs.S3FileSystem(skip_instance_cache=True)
         fs.mkdir("bench")
@@ -406,11 +424,12 @@ def s3_rounds(plain: Path, megabytes: int, repeat: int, version: str) -> dict[st
     return {**walls, **medians, "total": float(total)}
 
 
-def report_s3(figures: dict[str, float], label: str, repeat: int) -> None:
+def report_s3(figures: dict[str, float], label: str, repeat: int, server: str) -> None:
     megabytes = figures["total"] / 1e6
     local, s3 = figures["local"], figures["s3"]
     print(
-        f"S3 on 127.0.0.1, {label} ({megabytes:.0f} MB, 2 workers, medians of {repeat}): local "
+        f"S3 on 127.0.0.1 ({server}), {label} ({megabytes:.0f} MB, 2 workers, medians of "
+        f"{repeat}): local "
         f"{megabytes / local:.1f} MB/s, S3 {megabytes / s3:.1f} MB/s: **{local / s3:.2f}x** the "
         f"local throughput (goal >= 0.8x)"
     )
@@ -436,20 +455,25 @@ def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
     the same local files; with ``--beside PYTHON``, that Python's phi_wire measured the same way
     in the same rounds (each round a child process per package, alternating)."""
     if not args.beside:
-        report_s3(s3_rounds(plain, args.s3_mb, args.repeat, version), "this package", args.repeat)
+        figures = s3_rounds(plain, args.s3_mb, args.repeat, version, args.s3rver)
+        report_s3(figures, "this package", args.repeat, served_by(args))
         return
     found: dict[str, list[dict[str, float]]] = {"this package": [], args.beside: []}
     for _ in range(args.repeat):
         for python, label in ((sys.executable, "this package"), (args.beside, args.beside)):
             child = subprocess.run(
                 [python, __file__, "--s3-child", str(plain), "--s3-mb", str(args.s3_mb),
-                 "--version", version],
+                 "--version", version, *(["--s3rver", args.s3rver] if args.s3rver else [])],
                 check=True, capture_output=True, text=True,
             )  # fmt: skip
             found[label].append(json.loads(child.stdout.splitlines()[-1]))
     for label, runs in found.items():
         medians = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-        report_s3(medians, f"phi_wire of {label}", args.repeat)
+        report_s3(medians, f"phi_wire of {label}", args.repeat, served_by(args))
+
+
+def served_by(args: argparse.Namespace) -> str:
+    return "s3rver" if args.s3rver else "moto's server"
 
 
 def measure_readers(plain: Path, args: argparse.Namespace) -> None:
