@@ -298,6 +298,8 @@ class S3Stream:
         self._position = 0
         self._buffer = b""
         self._buffer_start = 0
+        self._spare = memoryview(b"")
+        """Bytes received past the buffer's end (the rest of the last chunk), read next."""
         self._chunks: Iterator[bytes] | None = None
         """The GET under way, at ``_buffer_start + len(_buffer)``."""
         self._span_end = 0
@@ -312,14 +314,15 @@ class S3Stream:
         end = self.size if size < 0 else min(self.size, self._position + size)
         if end <= self._position:
             return b""
-        buffered_end = self._buffer_start + len(self._buffer)
-        if not self._buffer_start <= self._position <= buffered_end + CHUNK_BYTES:
+        received_end = self._buffer_start + len(self._buffer) + len(self._spare)
+        if not self._buffer_start <= self._position <= received_end + CHUNK_BYTES:
             self._restart()  # a seek back, or far ahead: a new GET from the position
-        elif self._position > buffered_end and self._chunks is None:
+        elif self._position > received_end and self._chunks is None:
             self._restart()
         if end > self._buffer_start + len(self._buffer) and not self._fill(end):
             return self.read(size)  # handed over to s3fs
         offset = self._position - self._buffer_start
+        # a read that continues the last: the whole buffer, not a copy of it
         data = self._buffer[offset : offset + end - self._position]
         self._position += len(data)
         return data
@@ -327,41 +330,51 @@ class S3Stream:
     def _restart(self) -> None:
         self._chunks = None
         self._buffer = b""
+        self._spare = memoryview(b"")
         self._buffer_start = self._position
 
     def _fill(self, end: int) -> bool:
-        """The buffer from the position to ``end`` at least, or to the object's end; False
+        """The buffer from the position to ``end``, or to the object's end if sooner, in one
+        copy (what the last chunk holds past ``end`` is kept apart, for the next read); False
         when the object went to the fallback reader."""
         start = self._position  # never before the buffer's start (``read`` restarts then)
         reached = self._buffer_start + len(self._buffer)
-        pieces = [self._buffer[start - self._buffer_start :]] if start < reached else []
+        pieces: list[bytes | memoryview] = []
+        if start < reached:
+            pieces.append(memoryview(self._buffer)[start - self._buffer_start :])
+        spare, self._spare = self._spare, memoryview(b"")
         progressed = False
         while reached < end:
-            if self._chunks is None and not self._open(reached):
-                return False
-            assert self._chunks is not None
-            try:
-                chunk = next(self._chunks)
-            except StopIteration:
-                self._chunks = None
-                if reached == self._span_end < self.size:
-                    continue  # the next GET from there
-                break  # the object ends early: a short read says so
-            except Exception as error:
-                self._chunks = None
-                if type(error).__name__ == "PreconditionError":
-                    raise changed(self.etag) from None
-                if not progressed:
-                    self._hand_over(type(error).__name__)
+            if spare:  # received by the last fill, past its end
+                chunk, spare = spare, memoryview(b"")
+            else:
+                if self._chunks is None and not self._open(reached):
                     return False
-                progressed = False  # started again where it stopped, once per progress
-                continue
-            progressed = True
+                assert self._chunks is not None
+                try:
+                    chunk = memoryview(next(self._chunks))
+                except StopIteration:
+                    self._chunks = None
+                    if reached == self._span_end < self.size:
+                        continue  # the next GET from there
+                    break  # the object ends early: a short read says so
+                except Exception as error:
+                    self._chunks = None
+                    if type(error).__name__ == "PreconditionError":
+                        raise changed(self.etag) from None
+                    if not progressed:
+                        self._hand_over(type(error).__name__)
+                        return False
+                    progressed = False  # started again where it stopped, once per progress
+                    continue
+                progressed = True
             if reached < start:  # a skip ahead of less than a chunk: what lies before, dropped
                 if start - reached >= len(chunk):
                     reached += len(chunk)
                     continue
                 chunk, reached = chunk[start - reached :], start
+            if reached + len(chunk) > end:
+                chunk, self._spare = chunk[: end - reached], chunk[end - reached :]
             pieces.append(chunk)
             reached += len(chunk)
         self._buffer = b"".join(pieces)
@@ -393,6 +406,7 @@ class S3Stream:
         _log.debug("%s: read through s3fs from byte %d (%s)", self.url, self._position, why)
         self._chunks = None
         self._buffer = b""
+        self._spare = memoryview(b"")
         self._other = self._fallback()
 
     def seek(self, offset: int, whence: int = 0) -> int:
@@ -402,6 +416,7 @@ class S3Stream:
     def close(self) -> None:
         self._chunks = None  # the GET is dropped with its stream
         self._buffer = b""
+        self._spare = memoryview(b"")
         if self._other is not None:
             self._other.close()
 

@@ -164,3 +164,37 @@ def test_a_worker_told_of_an_object_sets_up_no_s3fs_nor_botocore(s3_server: S3) 
     assert worker_reads(url, len(EVENTS), etag) == [len(EVENTS), "S3Stream", False, False]
     resolved = worker_reads(url, len(EVENTS), etag, AWS_DEFAULT_REGION=None)
     assert resolved == [len(EVENTS), "S3Stream", False, True]
+
+
+def test_reads_of_any_size_and_seeks_give_the_objects_bytes(
+    s3_server: S3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads of odd sizes in order (each ending inside a chunk, whose rest the next read
+    takes), short skips ahead, seeks back into the last read and before it, against the
+    object's bytes; reads in order and short skips cost one GET, a seek back before what is
+    held another."""
+    import random
+
+    monkeypatch.setattr(remote_s3, "CHUNK_BYTES", 64 * 1024)  # many chunks, many cut
+    bucket = s3_server.bucket()
+    url = f"s3://{bucket}/odd.jsonl"
+    data = EVENTS * (3_000_000 // len(EVENTS))
+    s3_server.put(url, data)
+    remote.files_under(f"s3://{bucket}/")
+    picks = random.Random(22)
+    with served() as requests, remote.open_url(url) as opened:
+        position = 0
+        while position < len(data):
+            if picks.random() < 0.2:  # a skip ahead of less than a chunk
+                position = opened.seek(position + picks.randrange(1, 60_000))
+            size = picks.randrange(1, 300_000)
+            assert opened.read(size) == data[position : position + size]
+            position = min(len(data), position + size)
+    assert len([line for line in requests if line.startswith("GET ")]) == 1
+    with served() as requests, remote.open_url(url) as opened:
+        first = opened.read(200_000)
+        opened.seek(150_000)  # back into the last read: held, no GET
+        assert first + opened.read(100_000)[50_000:] == data[:250_000]
+        opened.seek(10)  # back before what is held: a GET from there
+        assert opened.read(1000) == data[10:1010]
+    assert len([line for line in requests if line.startswith("GET ")]) == 2
