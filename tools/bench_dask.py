@@ -388,7 +388,10 @@ def s3_rounds(
         try:
             # every worker imports its S3 client and connects once (a cluster that outlives runs
             # does it once), not timed: one run over all the objects, so that each worker has read
-            on_dask(client, "s3://bench/data/", version)
+            # s3rver answers a HEAD of a prefix (s3fs's first look at a folder) with an internal
+            # error: there, the objects by a glob (a listing all the same)
+            objects = "s3://bench/data/*.jsonl" if s3rver else "s3://bench/data/"
+            on_dask(client, objects, version)
             figures: dict[str, list[float]] = {}
 
             def measured(label: str, path: str) -> Callable[[], float]:
@@ -411,7 +414,7 @@ def s3_rounds(
                 repeat,
                 {
                     "local": measured("local", str(local_folder)),
-                    "s3": measured("s3", "s3://bench/data/"),
+                    "s3": measured("s3", objects),
                 },
             )
         finally:
