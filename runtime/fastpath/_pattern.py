@@ -159,14 +159,27 @@ def _value(
     its strings ``string``s; an array counts ``array_depth`` levels (2: its items are scalars
     where an object's members may be objects, and the expression grows as Fibonacci's numbers
     with ``depth``, not as powers of two)."""
-    scalar = rb"(?:" + string + rb"|" + number + rb"|true|false|null)"
     if depth <= 0:
-        return scalar
+        return rb"(?:" + string + rb"|" + number + rb"|true|false|null)"
     inner = _value(depth - 1, number, string, array_depth)
     items = _value(depth - array_depth, number, string, array_depth)
     member = string + rb":" + inner
     obj = rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}"
-    return rb"(?:" + scalar + rb"|" + _array(items) + rb"|" + obj + rb")"
+    # one flat alternation (each alternative starts with its own byte, so the order changes
+    # nothing matched): the engine skips those that start with another literal at once, where
+    # a group of the scalars nested in it was entered for every object or array (some 5% of
+    # pi's system messages, whose tools' JSON Schemas are such values)
+    return (
+        rb"(?:"
+        + string
+        + rb"|"
+        + obj
+        + rb"|"
+        + _array(items)
+        + rb"|"
+        + number
+        + rb"|true|false|null)"
+    )
 
 
 def _integer(schema: dict[str, Any], most_digits: int | None = None) -> bytes:
