@@ -163,23 +163,10 @@ def _value(
         return rb"(?:" + string + rb"|" + number + rb"|true|false|null)"
     inner = _value(depth - 1, number, string, array_depth)
     items = _value(depth - array_depth, number, string, array_depth)
-    member = string + rb":" + inner
-    obj = rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}"
-    # one flat alternation (each alternative starts with its own byte, so the order changes
-    # nothing matched): the engine skips those that start with another literal at once, where
-    # a group of the scalars nested in it was entered for every object or array (some 5% of
-    # pi's system messages, whose tools' JSON Schemas are such values)
-    return (
-        rb"(?:"
-        + string
-        + rb"|"
-        + obj
-        + rb"|"
-        + _array(items)
-        + rb"|"
-        + number
-        + rb"|true|false|null)"
-    )
+    obj = rb"\{(?:" + string + rb":" + inner + rb"(?:,(?=[^}])|(?=\})))*+\}"
+    # flat, each alternative told by its first byte: the engine skips the others at once
+    tail = rb"|" + number + rb"|true|false|null)"
+    return rb"(?:" + string + rb"|" + obj + rb"|" + _array(items) + tail
 
 
 def _integer(schema: dict[str, Any], most_digits: int | None = None) -> bytes:
