@@ -579,6 +579,7 @@ def _lines(
                 whole, rest = data[: cut + 1], data[cut + 1 :]
             newlines = newlines_in(whole)
             yield Chunk(name, line, whole, True, newlines, plan)
+            del whole  # freed before the next block is read: its memory is then reused
             line += newlines
             pieces, size, data, carried = ([rest], len(rest), b"", 0) if rest else ([], 0, b"", 0)
             unfinished = bool(rest)

@@ -84,7 +84,9 @@ def fallback(settings: Settings) -> str:
 def judged(name: str, settings: Settings) -> Iterator[Outcome]:
     """One file read and judged in this process."""
     for item in read_file(name, settings, fallback(settings)):
-        yield judge_item(item, settings)
+        outcome = judge_item(item, settings)
+        del item  # the chunk's buffer freed before the next is read (its memory then reused)
+        yield outcome
 
 
 def in_order(names: Sequence[str], settings: Settings) -> Iterator[Outcome]:
@@ -116,6 +118,7 @@ def judge_range(
     verdicts = []
     for item in read_range(name, start, end, settings, fallback(settings), plan):
         outcome = judge_item(item, settings)
+        del item  # freed before the next chunk is read, as in ``judged``
         if isinstance(outcome, Verdict):
             verdicts.append(outcome)
     return verdicts
