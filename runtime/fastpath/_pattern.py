@@ -112,17 +112,34 @@ _LAX_NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,40})?(?:[eE][-+]?[0-9]{1,2
 
 
 def _at_most(limit: int) -> bytes:
-    """Decimal integers from 1 to ``limit``, without leading zeros (the shorter ones first: they
-    are the common case)."""
+    """Decimal integers from 1 to ``limit``, without leading zeros, each a whole run of digits
+    (never followed by another digit). The shorter ones come first (the common case); those as
+    long as ``limit`` are compared with it digit by digit, each of its digits written once (a
+    smaller digit ends the comparison, the run's length having been checked first), not once per
+    prefix: ``exact_values``' expressions write this bound at every number of a
+    ``serde_json::Value`` (15 per Value, 256 in AgentEvent's), and its code is what a fresh
+    process's first ``loads`` reads, converts and compiles (750 code words for u64's bound
+    written per prefix, 337 so)."""
     text = str(limit)
-    choices = [rb"[1-9][0-9]{0,%d}+(?![0-9])" % (len(text) - 2)] if len(text) > 1 else []
-    for index, digit in enumerate(text):
-        low, rest = int(index == 0), len(text) - index - 1
-        if int(digit) > low:  # this prefix, a smaller digit here, then any digits
-            tail = rb"[0-9]{%d}" % rest if rest else b""
-            choices.append(text[:index].encode() + b"[%d-%d]" % (low, int(digit) - 1) + tail)
-    choices.append(text.encode())
-    return rb"(?:" + rb"|".join(choices) + rb")"
+    if limit < 1:
+        raise ValueError(f"no integer from 1 to {limit}")
+
+    def compared(index: int) -> bytes:
+        """The digits from ``index`` on, given that those before it equal ``limit``'s."""
+        digit, low = int(text[index]), int(index == 0)
+        if index == len(text) - 1:
+            return b"[%d-%d]" % (low, digit) if digit > low else b"%d" % digit
+        equal = b"%d" % digit + compared(index + 1)
+        if digit == low:
+            return equal
+        smaller = b"[%d-%d]" % (low, digit - 1) if digit - 1 > low else b"%d" % low
+        return b"(?:" + smaller + b"|" + equal + b")"  # smaller: any digits after it
+
+    if len(text) == 1:
+        return b"(?:" + compared(0) + b")"
+    shorter = rb"[1-9][0-9]{0,%d}+(?![0-9])" % (len(text) - 2)
+    as_long = rb"(?=[0-9]{%d}(?![0-9]))" % len(text) + compared(0) + rb"[0-9]*+"
+    return rb"(?:" + shorter + rb"|" + as_long + rb")"
 
 
 # Numbers serde and Python read as the same value (``exact_values``): integers other than -0 in
@@ -135,6 +152,17 @@ _EXACT_NUMBER = (
     + _at_most(2**63)
     + rb")"
 )
+# The same without the integers of 19 digits and more, which need no bound (``_at_most``'s
+# comparison is some 700 code words a number, 90 so): for the numbers deep inside a
+# ``serde_json::Value`` (``NUMBER_LEVELS``), 12 of its 15 (a first ``loads`` reads, converts and
+# compiles AgentEvent's code: issue 21). A document with such an integer there takes ``loads``'
+# exact path: the same verdict.
+_SHORT_EXACT_NUMBER = (
+    rb"(?:-?(?=[0-9.]{1,16}(?![0-9.]))(?:0|[1-9][0-9]*+)\.[0-9]++|0|-?[1-9][0-9]{0,17}+(?![0-9]))"
+)
+NUMBER_LEVELS = 2
+"""How many levels of a ``serde_json::Value`` take every number with ``exact_values``: the value
+itself and its items or members (where phi-core's extension data hold u64 and i64 ids)."""
 # chrono's canonical DateTime<Utc> (any fraction length), only for days every year has.
 _TIMESTAMP = (
     rb'"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)'
@@ -153,17 +181,25 @@ def _array(item: bytes) -> bytes:
 
 @functools.cache
 def _value(
-    depth: int, number: bytes = _NUMBER, string: bytes = _STRING, array_depth: int = 1
+    depth: int,
+    number: bytes = _NUMBER,
+    string: bytes = _STRING,
+    array_depth: int = 1,
+    deeper_number: bytes | None = None,
+    level: int = 0,
 ) -> bytes:
     """Any JSON value nested at most ``depth`` arrays/objects deep, its numbers ``number``s and
     its strings ``string``s; an array counts ``array_depth`` levels (2: its items are scalars
     where an object's members may be objects, and the expression grows as Fibonacci's numbers
-    with ``depth``, not as powers of two)."""
-    scalar = rb"(?:" + string + rb"|" + number + rb"|true|false|null)"
+    with ``depth``, not as powers of two). ``deeper_number``: the numbers of the values nested
+    ``NUMBER_LEVELS`` deep or more (the value's own and its items' stay ``number``s); ``level``:
+    how deep this value is nested."""
+    own = number if deeper_number is None or level < NUMBER_LEVELS else deeper_number
+    scalar = rb"(?:" + string + rb"|" + own + rb"|true|false|null)"
     if depth <= 0:
         return scalar
-    inner = _value(depth - 1, number, string, array_depth)
-    items = _value(depth - array_depth, number, string, array_depth)
+    inner = _value(depth - 1, number, string, array_depth, deeper_number, level + 1)
+    items = _value(depth - array_depth, number, string, array_depth, deeper_number, level + 1)
     member = string + rb":" + inner
     obj = rb"\{(?:" + member + rb"(?:,(?=[^}])|(?=\})))*+\}"
     return rb"(?:" + scalar + rb"|" + _array(items) + rb"|" + obj + rb")"
@@ -224,6 +260,8 @@ class _Compiler:
         numbers may have an exponent (of at most two digits: never read as an infinity). serde's
         readers get neither (their maps' repeated keys and exponents are not looked at here)."""
         self.number = _EXACT_NUMBER if exact_values else _LAX_NUMBER if lax or js else _NUMBER
+        self.deeper_number = _SHORT_EXACT_NUMBER if exact_values else None
+        """The numbers nested deep in a ``serde_json::Value`` (``_value``); None: ``number``."""
         self.integer_digits = JS_INTEGER_DIGITS if js else None
         self.value_depth = JS_VALUE_DEPTH if js else VALUE_DEPTH
         self.string = JS_STRING if js else _STRING
@@ -321,7 +359,10 @@ class _Compiler:
         if kind == "none":
             return _lit(b"null")
         if kind == "any":
-            return _opaque(_value(self.value_depth, self.number, self.string, self.array_depth))
+            value = _value(
+                self.value_depth, self.number, self.string, self.array_depth, self.deeper_number
+            )
+            return _opaque(value)
         if kind == "literal":
             return _alt([_literal(value) for value in schema["expected"]])
         if kind == "enum" and schema.get("sub_type") == "str":
