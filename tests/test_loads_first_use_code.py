@@ -5,7 +5,7 @@ changing a verdict.
 Of AgentEvent's exact expression, 80% of the code was its numbers: each number of a
 ``serde_json::Value`` (15 a Value, 17 Values) bounded integers up to u64::MAX and down to i64::MIN
 with their bound written once per prefix. Now the bound is compared digit by digit, each digit
-written once (``_pattern._at_most``: the same integers), and the numbers nested two levels or
+written once (``_numbers.at_most``: the same integers), and the numbers nested two levels or
 more inside a Value take no integer of 19 digits or more (``NUMBER_LEVELS``: a document with one
 there takes the exact path). Checked here:
 
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from test_loads_shortcut import RELEASES, assert_same
 from test_validate_fastpath import corpus_documents, mutations
 
-from phi_wire.fastpath import _cache, _pattern
+from phi_wire.fastpath import _cache, _numbers, _pattern
 
 CODE_BUDGET = 250_000
 """Code words AgentEvent's exact expression may take (0.8's is 166,831 now, 0.10's 222,831; on
@@ -62,7 +62,7 @@ def near(limit: int) -> st.SearchStrategy[str]:
 def test_a_bound_takes_exactly_the_integers_up_to_it(data: st.DataObject) -> None:
     limit = data.draw(st.sampled_from(BOUNDS))
     text = data.draw(near(limit))
-    expression = _pattern._at_most(limit)
+    expression = _numbers.at_most(limit)
     assert (re.fullmatch(expression, text.encode()) is not None) == in_range(text, limit), text
     # a whole run of digits: never a prefix of one, whatever follows
     followed = re.fullmatch(expression + rb"[,0-9]", (text + ",").encode())
@@ -77,7 +77,7 @@ def test_every_bound_digit_and_edge() -> None:
         for index in range(len(text)):
             for digit in "0123456789":
                 cases.add(text[:index] + digit + text[index + 1 :])
-        expression = re.compile(_pattern._at_most(limit))
+        expression = re.compile(_numbers.at_most(limit))
         for case in cases:
             assert (expression.fullmatch(case.encode()) is not None) == in_range(case, limit)
 

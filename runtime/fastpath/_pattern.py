@@ -59,7 +59,6 @@ from ._numbers import LAX_NUMBER as _LAX_NUMBER
 from ._numbers import NUMBER as _NUMBER
 from ._numbers import NUMBER_LEVELS
 from ._numbers import SHORT_EXACT_NUMBER as _SHORT_EXACT_NUMBER
-from ._numbers import at_most as _at_most  # noqa: F401 (``_canonical`` takes it from here)
 from ._objects import _floating_object, _Member, _object
 from ._tokens import Seq, _alt, _group, _lit, _opaque, _render  # noqa: F401 (tests use it)
 
