@@ -36,12 +36,12 @@ from typing import Any
 from phi_wire.formats import find
 from phi_wire.primitives import CANONICAL_TIMESTAMP, TRANSPARENT, adapter, fast_path_role_of
 
+from ._numbers import at_most
 from ._objects import _Member, _optional
 from ._pattern import (
     _BORROWED_STRING,
     _EXACT_TIMESTAMP,
     Unsupported,
-    _at_most,
     _borrowed,
     _Compiler,
     _integer,
@@ -68,7 +68,7 @@ _CANONICAL_F32 = (
     + rb")"
 )
 """An ``F32``'s: at most 6 digits, which an f32 keeps exactly (``_to_f32`` returns them)."""
-_VALUE_INTEGER = rb"(?:0|" + _at_most(2**64 - 1) + rb"|-" + _at_most(2**63) + rb")"
+_VALUE_INTEGER = rb"(?:0|" + at_most(2**64 - 1) + rb"|-" + at_most(2**63) + rb")"
 """Integers a ``serde_json::Value`` holds and writes as they are."""
 _VALUE_DEPTH = 3
 

@@ -15,8 +15,9 @@ far below serde's limit) once its bytes are UTF-8: strings take any byte >= 0x80
 
 With ``exact_values`` the expression vouches for more than validity, for ``loads``' own fast path
 (``phi_wire.serde._shortcut``): every value pydantic-core reads from a document it matches is the
-value serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integers of at most 18
-digits, decimals of at most 15 digits and no exponent) and every timestamp is already in chrono's
+value serde reads (numbers that ``_numbers`` would leave alone: no ``-0``, integers inside u64 or
+i64, of at most 18 digits two levels or more inside a ``serde_json::Value``, decimals of at most
+15 digits and no exponent) and every timestamp is already in chrono's
 canonical form (``Timestamp``'s validator would return it unchanged), so pydantic-core's result on
 the document as it is *is* ``loads``' result. That expression matches one document (``loads`` is
 given one), with its line ending if any, rather than a run of lines.
@@ -53,6 +54,11 @@ from ._js import (
     nullable_keys,
     post_init_cannot_fail,
 )
+from ._numbers import EXACT_NUMBER as _EXACT_NUMBER
+from ._numbers import LAX_NUMBER as _LAX_NUMBER
+from ._numbers import NUMBER as _NUMBER
+from ._numbers import NUMBER_LEVELS
+from ._numbers import SHORT_EXACT_NUMBER as _SHORT_EXACT_NUMBER
 from ._objects import _floating_object, _Member, _object
 from ._tokens import Seq, _alt, _group, _lit, _opaque, _render  # noqa: F401 (tests use it)
 
@@ -102,39 +108,6 @@ _FIELD_KEYWORDS_ANY_VALUE = frozenset(
 malformed or null value read as absent), never reject a value its schema accepts (so the field's
 own schema is a subset of what it accepts); any other ``x-`` keyword on a field, unknown here,
 makes its type ineligible."""
-# Numbers serde reads as finite and of the same kind as Python does: no exponent, under 10**20
-# (integers in range for u64/i64 or read as a float, which a serde_json::Value holds as well).
-_NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,20})?"
-# A pydantic lax reader's (``LAX_FORMATS``), which reads any JSON number as a float where one is
-# expected: pydantic-core writes small and big floats with an exponent (``3e-05``, ``1e+16``) or
-# many fraction digits (``0.000030000000000000004``); an exponent of two digits stays finite.
-_LAX_NUMBER = rb"-?(?:0|[1-9][0-9]{0,19})(?:\.[0-9]{1,40})?(?:[eE][-+]?[0-9]{1,2})?"
-
-
-def _at_most(limit: int) -> bytes:
-    """Decimal integers from 1 to ``limit``, without leading zeros (the shorter ones first: they
-    are the common case)."""
-    text = str(limit)
-    choices = [rb"[1-9][0-9]{0,%d}+(?![0-9])" % (len(text) - 2)] if len(text) > 1 else []
-    for index, digit in enumerate(text):
-        low, rest = int(index == 0), len(text) - index - 1
-        if int(digit) > low:  # this prefix, a smaller digit here, then any digits
-            tail = rb"[0-9]{%d}" % rest if rest else b""
-            choices.append(text[:index].encode() + b"[%d-%d]" % (low, int(digit) - 1) + tail)
-    choices.append(text.encode())
-    return rb"(?:" + rb"|".join(choices) + rb")"
-
-
-# Numbers serde and Python read as the same value (``exact_values``): integers other than -0 in
-# [i64::MIN, u64::MAX]; decimals of at most 15 digits and no exponent (significand and power of
-# ten are then exact in an f64, so serde's one division is Python's correctly rounded reading).
-_EXACT_NUMBER = (
-    rb"(?:-?(?=[0-9.]{1,16}(?![0-9.]))(?:0|[1-9][0-9]*+)\.[0-9]++|0|"
-    + _at_most(2**64 - 1)
-    + rb"|-"
-    + _at_most(2**63)
-    + rb")"
-)
 # chrono's canonical DateTime<Utc> (any fraction length), only for days every year has.
 _TIMESTAMP = (
     rb'"[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)'
@@ -153,19 +126,27 @@ def _array(item: bytes) -> bytes:
 
 @functools.cache
 def _value(
-    depth: int, number: bytes = _NUMBER, string: bytes = _STRING, array_depth: int = 1
+    depth: int,
+    number: bytes = _NUMBER,
+    string: bytes = _STRING,
+    array_depth: int = 1,
+    deeper_number: bytes | None = None,
+    level: int = 0,
 ) -> bytes:
     """Any JSON value nested at most ``depth`` arrays/objects deep, its numbers ``number``s and
     its strings ``string``s; an array counts ``array_depth`` levels (2: its items are scalars
     where an object's members may be objects, and the expression grows as Fibonacci's numbers
-    with ``depth``, not as powers of two)."""
+    with ``depth``, not as powers of two). ``deeper_number``: the numbers of the values nested
+    ``NUMBER_LEVELS`` deep or more (the value's own and its items' stay ``number``s); ``level``:
+    how deep this value is nested."""
+    own = number if deeper_number is None or level < NUMBER_LEVELS else deeper_number
+    tail = rb"|" + own + rb"|true|false|null)"
     if depth <= 0:
-        return rb"(?:" + string + rb"|" + number + rb"|true|false|null)"
-    inner = _value(depth - 1, number, string, array_depth)
-    items = _value(depth - array_depth, number, string, array_depth)
+        return rb"(?:" + string + tail
+    inner = _value(depth - 1, number, string, array_depth, deeper_number, level + 1)
+    items = _value(depth - array_depth, number, string, array_depth, deeper_number, level + 1)
     obj = rb"\{(?:" + string + rb":" + inner + rb"(?:,(?=[^}])|(?=\})))*+\}"
     # flat, each alternative told by its first byte: the engine skips the others at once
-    tail = rb"|" + number + rb"|true|false|null)"
     return rb"(?:" + string + rb"|" + obj + rb"|" + _array(items) + tail
 
 
@@ -224,6 +205,8 @@ class _Compiler:
         numbers may have an exponent (of at most two digits: never read as an infinity). serde's
         readers get neither (their maps' repeated keys and exponents are not looked at here)."""
         self.number = _EXACT_NUMBER if exact_values else _LAX_NUMBER if lax or js else _NUMBER
+        self.deeper_number = _SHORT_EXACT_NUMBER if exact_values else None
+        """The numbers nested deep in a ``serde_json::Value`` (``_value``); None: ``number``."""
         self.integer_digits = JS_INTEGER_DIGITS if js else None
         self.value_depth = JS_VALUE_DEPTH if js else VALUE_DEPTH
         self.string = JS_STRING if js else _STRING
@@ -321,7 +304,10 @@ class _Compiler:
         if kind == "none":
             return _lit(b"null")
         if kind == "any":
-            return _opaque(_value(self.value_depth, self.number, self.string, self.array_depth))
+            value = _value(
+                self.value_depth, self.number, self.string, self.array_depth, self.deeper_number
+            )
+            return _opaque(value)
         if kind == "literal":
             return _alt([_literal(value) for value in schema["expected"]])
         if kind == "enum" and schema.get("sub_type") == "str":
