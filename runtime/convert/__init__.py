@@ -50,7 +50,7 @@ from ._fast import (
     via_hub,
 )
 from ._files import Converted, convert_input
-from ._ids import DerivedId, EntryIds, derived_id
+from ._ids import DerivedId, DerivedIds, EntryIds, derived_id
 from ._inputs import (
     MAX_INPUT_BYTES,
     ConvertError,
@@ -90,6 +90,7 @@ __all__ = [
     "ConvertError",
     "Converted",
     "DerivedId",
+    "DerivedIds",
     "Document",
     "EntryIds",
     "FastConverter",
