@@ -48,6 +48,7 @@ from ._fast import (
     fast_converter,
     pointer_of,
     via_hub,
+    written_pointer,
 )
 from ._files import Converted, convert_input
 from ._ids import DerivedId, DerivedIds, EntryIds, derived_id
@@ -129,4 +130,5 @@ __all__ = [
     "via_hub",
     "with_sorted_keys",
     "write_atomically",
+    "written_pointer",
 ]

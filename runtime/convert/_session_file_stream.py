@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -37,14 +37,14 @@ from phi_wire.serde import CollectorPaused
 
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed
-from ._fast_session_file import _canonical
+from ._fast_session_file import _canonical, _phi_text
 from ._fast_session_file import _placed as _session_placed
 from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
 from ._files import _placed as _files_placed
 from ._inputs import Input
 from ._route import VIA_HUB, noted_via_hub
-from ._types import Loss
+from ._types import Loss, loss_counts
 
 __all__ = ["SESSION_FILE_STREAMS", "SessionFileStream", "session_file_stream"]
 
@@ -57,7 +57,7 @@ class SessionFileWriter(Protocol):
     time (``operator_use._fast_from_phi.SessionFileWriter``)."""
 
     def convert(
-        self, documents: list[dict[str, Any]], texts: list[str], final: bool
+        self, documents: list[dict[str, Any]], texts: Sequence[bytes], final: bool
     ) -> tuple[list[bytes], list[Loss], int]: ...
 
     def finish(self) -> list[Loss]: ...
@@ -87,7 +87,7 @@ class _Batch:
     of each in the input."""
 
     documents: list[dict[str, Any]] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
+    texts: list[bytes] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
 
     def __iadd__(self, other: _Batch) -> _Batch:
@@ -275,12 +275,10 @@ class _Spooler:
             self.read += _files_placed(
                 Input(name, b"", True, documents), hub._replace(documents=[])
             )
-        else:
-            for loss in hub.losses:
-                key = (loss.kind, loss.reason)
-                self.read_counts[key] = self.read_counts.get(key, 0) + 1
-        texts = [to_json(document).decode() for document in hub.documents]
-        return _Batch(hub.documents, texts, hub.lines)
+        else:  # counted without writing a pointer (``LossColumns``: none is)
+            for key, count in loss_counts(hub.losses).items():
+                self.read_counts[key] = self.read_counts.get(key, 0) + count
+        return _Batch(hub.documents, [_phi_text(document) for document in hub.documents], hub.lines)
 
     def _placed(self, losses: list[Loss], held: _Batch, taken: int) -> None:
         """The writer's losses of ``held``'s first ``taken`` messages kept with where each
@@ -339,14 +337,13 @@ def _phi_texts(documents: list[tuple[int, bytes]], canonical: Callable[[bytes], 
     if any(SURROGATE_ESCAPE.search(line) or not canonical(line) for line in lines):
         raise _NotTaken
     try:
-        texts = b"\n".join(lines).decode().split("\n")  # no line holds a line end
         messages = parsed(b"[" + b",".join(lines) + b"]")
-    except ValueError:  # not UTF-8 (UnicodeDecodeError), or what the reader does not take
+    except ValueError:  # not UTF-8, or what the reader does not take
         raise _NotTaken from None
     for line, message in zip(lines, messages, strict=True):
         if to_json(message) != line:
             raise _NotTaken
-    return _Batch(messages, texts, [number for number, _ in documents])
+    return _Batch(messages, lines, [number for number, _ in documents])
 
 
 def _spooled_entries(spool: IO[bytes], size: int) -> Iterator[list[bytes]]:

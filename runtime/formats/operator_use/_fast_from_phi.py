@@ -140,7 +140,7 @@ class SessionFileWriter:
 
 
 def session_file_from_phi(
-    documents: list[dict[str, Any]], texts: Sequence[str], name: str
+    documents: list[dict[str, Any]], texts: Sequence[str | bytes], name: str
 ) -> tuple[str, list[Loss]]:
     """phi-core messages (their JSON, and their text as phi-core writes them) as the Operator-Use
     session file that ``session_from_phi_core(messages, name=name)`` writes (one line per entry,
