@@ -126,12 +126,20 @@ class SessionFileStream:
 
     def batches(self) -> Iterator[list[str]]:
         """The header, then the entries, a batch at a time."""
+        for chunk in self.chunks():
+            yield [chunk[:-1].decode()]
+
+    def chunks(self) -> Iterator[bytes]:
+        """``batches`` as UTF-8 bytes, each line ended (for ``AtomicFile.write_bytes``: the
+        writer's bytes never decoded)."""
         try:
-            yield [self.writer.header().decode()]
+            yield self.writer.header() + b"\n"
             self.handle.seek(0)
             index = 1
             for made in _spooled_entries(self.handle, batch_size()):
-                yield [b"\n".join(self.writer.entries(made, index)).decode()]
+                entries = self.writer.entries(made, index)
+                entries.append(b"")
+                yield b"\n".join(entries)
                 index += len(made)
         finally:
             self.handle.close()
