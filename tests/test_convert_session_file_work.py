@@ -21,6 +21,7 @@ import pytest
 from command import run
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic_core import to_json
 from test_convert_session_file_stream import (  # noqa: F401 (fixtures: found by name)
     CLARK,
     PHI,
@@ -33,6 +34,7 @@ from test_convert_session_file_stream import (  # noqa: F401 (fixtures: found by
 import phi_wire.convert
 import phi_wire.convert._fast as convert_fast
 import phi_wire.formats.clark_agent._fast_to_phi as clark_to_phi
+import phi_wire.formats.operator_use._entries_from_phi as entries_from_phi
 from phi_wire.convert import (
     VIA_HUB,
     AtomicFile,
@@ -185,3 +187,11 @@ def test_loss_columns_write_a_pointer_only_when_its_loss_is_read(
     assert [loss.pointer for loss in losses] == ["/3", "/3/a~1b", "/3/content/0", "", "/9/x"]
     assert losses[1] == expected[1] and losses == expected
     assert len(written) == 4 * 3 + 1  # read three times, and one by index
+
+
+@given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 2**60)))
+def test_a_timestamp_is_written_as_pydantic_core_writes_it(value: float) -> None:
+    """An entry's timestamp (seconds: a phi-core time in milliseconds / 1000, or any float)
+    written without pydantic-core where Python's ``repr`` writes the same."""
+    seconds = value / 1000 if type(value) is int else value
+    assert entries_from_phi._seconds_text(seconds) == to_json(seconds)

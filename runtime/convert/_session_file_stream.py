@@ -50,6 +50,10 @@ __all__ = ["SESSION_FILE_STREAMS", "SessionFileStream", "session_file_stream"]
 
 SESSION_FILE_STREAMS = frozenset({(HUB, "operator-use"), ("clark-agent", "operator-use")})
 """The (source, target) pairs whose JSONL files of messages are streamed to a session file."""
+_ARGUMENTS_CHECKED = frozenset({"clark-agent"})
+"""The sources whose step to phi-core writes every tool call's arguments as phi-core's ``Value``
+does (keys sorted, numbers checked: ``clark_agent._fast_to_phi._free``): the writer need not
+check them again."""
 
 
 class SessionFileWriter(Protocol):
@@ -67,8 +71,9 @@ class SessionFileWriter(Protocol):
     def entries(self, made: Iterable[bytes], index: int) -> list[bytes]: ...
 
 
-WriterOf = Callable[[str, "dict[tuple[str, str], int] | None"], SessionFileWriter]
-"""``(the input's name, where to count the losses: None, keep them) -> the writer``."""
+WriterOf = Callable[[str, "dict[tuple[str, str], int] | None", bool], SessionFileWriter]
+"""``(the input's name, where to count the losses: None, keep them, whether the tool calls'
+arguments were sorted and checked by a first step) -> the writer``."""
 
 
 def _writer_of(target: str) -> WriterOf | None:
@@ -225,7 +230,9 @@ class _Spooler:
         writer_of = _writer_of(target)
         if writer_of is None or os.fstat(handle.fileno()).st_size < FAST_MIN_BYTES:
             raise _NotTaken
-        self.writer = writer_of(source.name, None if keep else self.counts)
+        self.writer = writer_of(
+            source.name, None if keep else self.counts, format in _ARGUMENTS_CHECKED
+        )
 
     def spool(self, spool: IO[bytes]) -> None:
         """``_NotTaken`` at the first batch that the whole-input path would not take without

@@ -86,6 +86,14 @@ def written_json(document: Any) -> bytes:
         raise FastUnsupported(str(error)) from None
 
 
+def _seconds_text(seconds: float) -> bytes:
+    """A timestamp as pydantic-core writes it: from 1 to 1e15 seconds, as Python's ``repr``
+    writes it (both write the shortest digits that read back, without an exponent there)."""
+    if 1.0 <= seconds < 1e15:
+        return b"%r" % seconds
+    return to_json(seconds)
+
+
 Lose = Callable[[int, str, LossKind, str], None]
 """``(message index, the pointer's rest after it, kind, reason)``: a loss kept or counted."""
 
@@ -111,8 +119,14 @@ class EntryMaker:
     where an assistant's model or provider is not the one in effect; ``content`` gets each
     message's id (a custom message's JSON: it has none), the seed of the header's id."""
 
-    def __init__(self, name: str, content: Callable[[bytes], None]) -> None:
+    def __init__(
+        self, name: str, content: Callable[[bytes], None], arguments_checked: bool = False
+    ) -> None:
+        """``arguments_checked``: every tool call's arguments were made by a first step that
+        sorts their keys and checks their numbers as ``checked_free`` does (clark-agent's, on
+        the way through phi-core): not walked again."""
         self.ids = DerivedIds(name)
+        self.arguments_checked = arguments_checked
         self.content = content
         self.first: float | None = None
         """The timestamp of the first Operator-Use message (the header's)."""
@@ -148,6 +162,7 @@ class EntryMaker:
         pending: dict[str, Any] | None = None  # a tool message more results may join
         pending_seconds = 0.0
         message_id = self.ids.of
+        check = None if self.arguments_checked else checked_free
         for offset, message in enumerate(documents):
             index = start + offset
             if "kind" in message:
@@ -169,14 +184,14 @@ class EntryMaker:
                 lose(index, "/timestamp", "changed", _NEAREST_DOUBLE)
             if role == "toolResult":
                 if pending is not None and pending_seconds == seconds:
-                    pending["contents"].append(_tool_result(message, index, lose))
+                    pending["contents"].append(_tool_result(message, index, lose, check))
                     continue
                 if pending is not None:
                     self._entry(pending, entries)
                 lose(index, "", "invented", _ID_INVENTED)
                 pending = {
                     "role": "tool",
-                    "contents": [_tool_result(message, index, lose)],
+                    "contents": [_tool_result(message, index, lose, check)],
                     "id": message_id(index, texts[offset]),
                     "timestamp": seconds,
                 }
@@ -190,16 +205,16 @@ class EntryMaker:
             if role == "user":
                 converted = {
                     "role": "user",
-                    "contents": _blocks(message["content"], index, lose),
+                    "contents": _blocks(message["content"], index, lose, check),
                     "id": identity,
                     "timestamp": seconds,
                 }
             else:
-                converted = _assistant(message, index, identity, seconds, lose)
+                converted = _assistant(message, index, identity, seconds, lose, check)
                 model = (message["model"], message["provider"])
                 if model != self.in_effect:
                     entries.append(
-                        to_json(seconds)
+                        _seconds_text(seconds)
                         + b"\t"
                         + written_json(
                             {"type": "model_change", "model_id": model[0], "provider_id": model[1]}
@@ -219,7 +234,7 @@ class EntryMaker:
         written = written_json(message)
         message_id = message.get("id")
         self.content(written if message_id is None else message_id.encode())
-        entries.append(to_json(timestamp) + _MESSAGE + written + b"}")
+        entries.append(_seconds_text(timestamp) + _MESSAGE + written + b"}")
 
     def _extension(
         self, message: dict[str, Any], index: int, lose: Lose, entries: list[bytes]
@@ -243,7 +258,13 @@ class EntryMaker:
         self._entry(written, entries)
 
 
-def _blocks(blocks: list[dict[str, Any]], index: int, lose: Lose) -> list[dict[str, Any]]:
+Check = Callable[[Any], None] | None
+"""What checks a tool call's arguments (``checked_free``; None: they were checked already)."""
+
+
+def _blocks(
+    blocks: list[dict[str, Any]], index: int, lose: Lose, check: Check
+) -> list[dict[str, Any]]:
     """A message's content as Operator-Use's (``_from_phi._blocks_from_phi``)."""
     out: list[dict[str, Any]] = []
     for position, block in enumerate(blocks):
@@ -260,7 +281,8 @@ def _blocks(blocks: list[dict[str, Any]], index: int, lose: Lose) -> list[dict[s
             )
         elif kind == "toolCall":
             arguments = block["arguments"]
-            checked_free(arguments)
+            if check is not None:
+                check(arguments)
             if type(arguments) is not dict:
                 lose(index, f"/content/{position}/arguments", "changed", _ARGS_OBJECT)
                 arguments = {"value": arguments}
@@ -283,7 +305,7 @@ def _blocks(blocks: list[dict[str, Any]], index: int, lose: Lose) -> list[dict[s
 
 
 def _assistant(
-    message: dict[str, Any], index: int, identity: str, seconds: float, lose: Lose
+    message: dict[str, Any], index: int, identity: str, seconds: float, lose: Lose, check: Check
 ) -> dict[str, Any]:
     """An assistant message as Operator-Use's writer writes it (``_assistant_from_phi``, a
     usage's ``cost`` filled in)."""
@@ -293,7 +315,7 @@ def _assistant(
     target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
     if note:
         lose(index, "/stopReason", "changed", note)
-    contents = _blocks(message["content"], index, lose)
+    contents = _blocks(message["content"], index, lose, check)
     usage = message["usage"]
     for key, rest, reason in _USAGE_KEYS:
         if usage.get(key):
@@ -315,7 +337,7 @@ def _assistant(
     }
 
 
-def _tool_result(message: dict[str, Any], index: int, lose: Lose) -> dict[str, Any]:
+def _tool_result(message: dict[str, Any], index: int, lose: Lose, check: Check) -> dict[str, Any]:
     """A toolResult message as one result of a ``tool`` message (``_tool_result_from_phi``,
     its reader's defaults filled in)."""
     texts = []
@@ -324,8 +346,8 @@ def _tool_result(message: dict[str, Any], index: int, lose: Lose) -> dict[str, A
         if block["type"] == "text":
             texts.append(block["text"])
         else:
-            if block["type"] == "toolCall":
-                checked_free(block["arguments"])
+            if block["type"] == "toolCall" and check is not None:
+                check(block["arguments"])
             lose(index, f"/content/{position}", "dropped", _TEXT_ONLY)
     if len(texts) > 1:
         lose(index, "/content", "changed", _JOINED)

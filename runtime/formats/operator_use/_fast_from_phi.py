@@ -57,8 +57,15 @@ class SessionFileWriter:
     rest from its ``type`` on: no raw tab or line end in JSON text), so ``entries`` writes it with
     its id and parent link, byte for byte as pydantic-core writes the whole entry."""
 
-    def __init__(self, name: str, counts: dict[tuple[str, str], int] | None = None) -> None:
-        """``counts``: the losses counted there, not kept (``convert`` gives none)."""
+    def __init__(
+        self,
+        name: str,
+        counts: dict[tuple[str, str], int] | None = None,
+        arguments_checked: bool = False,
+    ) -> None:
+        """``counts``: the losses counted there, not kept (``convert`` gives none);
+        ``arguments_checked``: the messages' tool-call arguments come from a first step that
+        sorted their keys and checked their numbers (``EntryMaker``)."""
         self.name = name
         self.counts = counts
         self.taken = 0
@@ -66,7 +73,7 @@ class SessionFileWriter:
         self.made = 0
         """The entries made so far (the header not counted)."""
         self._content = DerivedId(name, "session")
-        self._maker = EntryMaker(name, self._content.add)
+        self._maker = EntryMaker(name, self._content.add, arguments_checked)
 
     def convert(
         self, documents: list[dict[str, Any]], texts: Sequence[str | bytes], final: bool
