@@ -9,7 +9,6 @@ may read as absent; a number phi-wire's writer prints otherwise than Python's ``
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any, TypeAlias
 
@@ -48,23 +47,32 @@ def _lose(losses: Sink, place: Place, kind: LossKind, reason: str) -> None:
 def _sorted_free(value: Any) -> tuple[Any, bool]:
     """A free-form value with every object's keys sorted (as phi-core writes it), and whether
     that changed an order; ``FastUnsupported`` for a number the writers print differently."""
-    if type(value) is dict:
+    kind = type(value)
+    if kind is dict:
         keys = list(value)
-        reordered = any(a > b for a, b in itertools.pairwise(keys))
+        ordered = sorted(keys)
+        reordered = keys != ordered
         out = {}
-        for key in sorted(keys) if reordered else keys:
-            out[key], inner = _sorted_free(value[key])
-            reordered = reordered or inner
+        for key in ordered:
+            item = value[key]
+            if type(item) is str:  # most leaves: no call
+                out[key] = item
+            else:
+                out[key], inner = _sorted_free(item)
+                reordered = reordered or inner
         return out, reordered
-    if type(value) is list:
+    if kind is list:
         items = []
         reordered = False
         for item in value:
+            if type(item) is str:
+                items.append(item)
+                continue
             converted, inner = _sorted_free(item)
             items.append(converted)
             reordered = reordered or inner
         return items, reordered
-    if type(value) in (int, float):
+    if kind is int or kind is float:
         checked_number(value)
     return value, False
 
@@ -182,6 +190,9 @@ _ONE_TEXT_BLOCK = (
 )
 _NO_OTHER = 'phi-core has no "other": stop (end_turn back)'
 _I64_NEGATIVE = "negative: phi-core's u64 counter holds 0"
+_NO_MODEL = tuple(
+    f"phi-core requires {key}; clark-agent has none: empty" for key in ("model", "provider")
+)
 
 
 def _assistant(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
@@ -194,8 +205,8 @@ def _assistant(message: dict[str, Any], place: Place, losses: Sink) -> dict[str,
             "changed",
             'phi-core has no "other": stop (end_turn back)',
         )
-    for key in ("model", "provider"):
-        _lose(losses, place, "invented", f"phi-core requires {key}; clark-agent has none: empty")
+    for reason in _NO_MODEL:
+        _lose(losses, place, "invented", reason)
     usage = message.get("usage")
     counts = {"input": 0, "output": 0, "cache_write": 0, "cache_read": 0}
     if usage is None:
