@@ -2,8 +2,9 @@
 uuid5 of the message's phi-core text: this builds those entries' texts from phi-core message
 dicts in one pass per batch, the losses placed (pointers written) only when kept.
 
-It is ``_from_phi.message_dicts`` followed by ``_fast_from_phi._as_written`` and the entry's
-text, fused: each message is checked (``_checked``), converted straight to the JSON Operator-Use's
+It is ``_from_phi.message_dicts`` and what the writer did after it, fused: each message is
+checked (its free-form values: ``checked_free``; tool-call arguments that a first step sorted and
+checked, clark-agent's, are not walked again), converted straight to the JSON Operator-Use's
 writer writes of the model its reader reads (its defaults filled in, in its fields' order), and
 its entry's text made, with no list of intermediate dicts, no second walk, and no pointer string
 built for a loss that is only counted (a run without ``-v``, ``--output-format json`` or
