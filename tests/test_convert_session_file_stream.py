@@ -36,7 +36,7 @@ import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
 import phi_wire.convert._session_file_stream as session_file_stream
 import phi_wire.convert._stream as convert_stream
-import phi_wire.formats.operator_use._fast_from_phi as fast_from_phi
+import phi_wire.formats.operator_use._entries_from_phi as entries_from_phi
 import phi_wire.operator_use as operator_use
 from phi_wire.convert import read_input
 
@@ -157,16 +157,19 @@ def test_the_messages_held_at_once_are_a_batch_not_the_file(
         raise AssertionError(f"{name} read whole")
 
     given: list[int] = []
-    real_dicts = fast_from_phi.message_dicts
-
-    def counting(documents: list[Any], *rest: Any) -> Any:
-        given.append(len(documents))
-        return real_dicts(documents, *rest)
-
     built: list[Any] = []
+    real_made = entries_from_phi.EntryMaker.made
+
+    def counting(
+        maker: Any, documents: list[Any], texts: Any, start: int, kept: Any, *rest: Any
+    ) -> Any:
+        given.append(len(documents))
+        if kept is not None:  # a list the losses are built into
+            built.append(kept)
+        return real_made(maker, documents, texts, start, kept, *rest)
+
     monkeypatch.setattr(phi_wire.convert, "read_input", read_whole)
-    monkeypatch.setattr(fast_from_phi, "message_dicts", counting)
-    monkeypatch.setattr(fast_from_phi._Losses, "add", lambda *loss: built.append(loss))
+    monkeypatch.setattr(entries_from_phi.EntryMaker, "made", counting)
     out = tmp_path / "out.jsonl"
     code, _, err = run(
         capsys, "convert", "--from", source, "--to", TARGET, str(path), "-o", str(out)

@@ -42,9 +42,10 @@ interleaved rounds: where the command's time goes.
 Memory (``--memory``: after the rest; ``--memory-only``: alone). The command's peak RSS on a small
 and a big input of one kind (``--memory-mb``, default 20 and 200 MB), for the directions of
 ``MEMORY_CASES`` that ``--only`` keeps: the streamed ones (clark-agent history -> phi-core,
-phi-core messages and events -> clark-agent, Operator-Use messages -> phi-core and clark-agent)
-and two read whole (phi-core messages -> Operator-Use, clark-agent events -> phi-core) (issue
-19's goal: the big input's peak under 2x the small one's). The peak is the child's VmHWM, not
+phi-core messages and events -> clark-agent, Operator-Use messages -> phi-core and clark-agent,
+phi-core messages and clark-agent history -> Operator-Use, their session file's entries spooled)
+and one read whole (clark-agent events -> phi-core) (issue 19's goal: the big input's peak under
+2x the small one's). The peak is the child's VmHWM, not
 ``getrusage(RUSAGE_CHILDREN)``: Linux carries ``ru_maxrss`` over ``exec``, so a child would
 report at least the benchmark's own peak.
 
@@ -387,13 +388,15 @@ MEMORY_CASES = (
     ("phi-core messages", "clark-agent"),
     ("phi-core events", "clark-agent"),
     ("phi-core messages", "operator-use"),
+    ("clark-agent history", "operator-use"),
     ("clark-agent events", "phi-core"),
     ("Operator-Use messages", "phi-core"),
     ("Operator-Use messages", "clark-agent"),
 )
 """The directions whose peak RSS is measured at two sizes: the three streamed ones (each document
-converts alone), two whose documents need each other (a session file written, a stream's run
-identity), read whole, and Operator-Use messages, streamed with the tool names carried."""
+converts alone), three whose documents need each other (a session file written, its entries
+spooled: from phi-core messages and from clark-agent history; a stream's run identity), and
+Operator-Use messages, streamed with the tool names carried."""
 
 
 def generated(kind: Kind, fixtures: Path, folder: Path, megabytes: float) -> Path:

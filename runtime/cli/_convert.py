@@ -331,7 +331,7 @@ def _write_stream(
     when the input is to be converted whole instead, nothing written: documents of several
     types, or an output that cannot be written (converting it whole says which comes first,
     the input's error or the output's, as it always did)."""
-    from phi_wire.convert import AtomicFile, ConvertError, NotStreamed
+    from phi_wire.convert import AtomicFile, ConvertError, NotStreamed, SessionFileStream
 
     target = outputs.path_for(name, under, True)
     if target is None:
@@ -354,9 +354,14 @@ def _write_stream(
         output.stop_if_interrupted()  # no file written after a Ctrl-C pydantic dropped
         target.parent.mkdir(parents=True, exist_ok=True)
         with AtomicFile(target) as out:
-            for batch in stream.batches():
-                output.stop_if_interrupted()
-                out.write("".join(document + "\n" for document in batch))
+            if isinstance(stream, SessionFileStream):  # bytes: never decoded
+                for chunk in stream.chunks():
+                    output.stop_if_interrupted()
+                    out.write_bytes(chunk)
+            else:
+                for batch in stream.batches():
+                    output.stop_if_interrupted()
+                    out.write("".join(document + "\n" for document in batch))
             out.commit()
     except ConvertError as error:
         report.error(str(error))

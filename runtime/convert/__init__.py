@@ -48,9 +48,10 @@ from ._fast import (
     fast_converter,
     pointer_of,
     via_hub,
+    written_pointer,
 )
 from ._files import Converted, convert_input
-from ._ids import DerivedId, EntryIds, derived_id
+from ._ids import DerivedId, DerivedIds, EntryIds, derived_id
 from ._inputs import (
     MAX_INPUT_BYTES,
     ConvertError,
@@ -90,6 +91,7 @@ __all__ = [
     "ConvertError",
     "Converted",
     "DerivedId",
+    "DerivedIds",
     "Document",
     "EntryIds",
     "FastConverter",
@@ -128,4 +130,5 @@ __all__ = [
     "via_hub",
     "with_sorted_keys",
     "write_atomically",
+    "written_pointer",
 ]

@@ -33,7 +33,7 @@ from ._types import Loss
 
 __all__ = ["FastSessionFile", "session_file_converted", "session_file_of_hub"]
 
-FastSessionFile = Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]]
+FastSessionFile = Callable[[list[dict[str, Any]], Sequence[bytes], str], tuple[str, list[Loss]]]
 """``(messages, their texts as phi-core writes them, the input's name) -> (the session file's
 text, its losses)``; ``FastUnsupported`` for messages it cannot write exactly."""
 
@@ -60,7 +60,7 @@ def _canonical(version: str, kind: str) -> CanonicalPath | None:
     return canonical_path(version, [kind], True, True)
 
 
-def _lines(source: Input, version: str) -> tuple[list[Any], list[str]] | None:
+def _lines(source: Input, version: str) -> tuple[list[Any], list[bytes]] | None:
     """A JSONL file's messages and their texts, when every line is exactly what phi-core writes
     for the message it holds (the strict expression's, and no blank: what pydantic-core writes of
     its parse; its free-form values' keys sorted, which the writer checks)."""
@@ -78,7 +78,7 @@ def _lines(source: Input, version: str) -> tuple[list[Any], list[str]] | None:
     for line, document in zip(lines, documents, strict=True):
         if _phi_text(document) != line:
             return None
-    return documents, [line.decode() for line in lines]
+    return documents, lines
 
 
 def _placed(source: Input, losses: list[Loss], start: int = 0) -> list[tuple[str, Loss]]:
@@ -133,7 +133,7 @@ def session_file_converted(
     try:
         text, losses = write(
             session.messages,
-            [_phi_text(message).decode() for message in session.messages],
+            [_phi_text(message) for message in session.messages],
             source.name,
         )
     except FastUnsupported:
@@ -160,6 +160,6 @@ def session_file_of_hub(
     if write is None:
         return None
     try:
-        return write(messages, [_phi_text(message).decode() for message in messages], name)
+        return write(messages, [_phi_text(message) for message in messages], name)
     except FastUnsupported:
         return None

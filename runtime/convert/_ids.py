@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 
-__all__ = ["NAMESPACE", "DerivedId", "EntryIds", "derived_id"]
+__all__ = ["NAMESPACE", "DerivedId", "DerivedIds", "EntryIds", "derived_id"]
 
 NAMESPACE = uuid.UUID("6f1c7a9e-3b52-5d08-9c41-2e7d5a0b8f13")
 """The namespace of every id phi-wire invents (uuid5): fixed, so ids are the same on every run."""
@@ -54,6 +54,32 @@ class DerivedId:
     def id(self) -> str:
         """The id of the content given so far."""
         return _uuid5_text(self._hash.digest())
+
+
+class DerivedIds:
+    """``derived_id(name, position, content)`` of many documents of one input, the name's part
+    of the hash taken once (``of``: a document's index, its pointer ``/<index>``, and its content
+    as UTF-8 bytes, or text): a converted file derives one per message."""
+
+    __slots__ = ("_named",)
+
+    def __init__(self, name: str) -> None:
+        self._named = hashlib.sha1(_NAMESPACE_BYTES + _utf8(f"{name}\n"))
+
+    def of(self, index: int, content: str | bytes) -> str:
+        """``derived_id(name, f"/{index}", content)``."""
+        digest = self._named.copy()
+        digest.update(b"/%d\n" % index)
+        digest.update(content if isinstance(content, bytes) else _utf8(content))
+        text = digest.hexdigest()
+        return (
+            f"{text[:8]}-{text[8:12]}-5{text[13:16]}-{_VARIANT[text[16]]}{text[17:20]}-"
+            f"{text[20:32]}"
+        )
+
+
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
+"""A uuid's 17th hex digit, its two top bits made RFC 4122's variant (``10``)."""
 
 
 def _utf8(text: str) -> bytes:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
@@ -37,19 +37,23 @@ from phi_wire.serde import CollectorPaused
 
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed
-from ._fast_session_file import _canonical
+from ._fast_session_file import _canonical, _phi_text
 from ._fast_session_file import _placed as _session_placed
 from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
 from ._files import _placed as _files_placed
 from ._inputs import Input
 from ._route import VIA_HUB, noted_via_hub
-from ._types import Loss
+from ._types import Loss, loss_counts
 
 __all__ = ["SESSION_FILE_STREAMS", "SessionFileStream", "session_file_stream"]
 
 SESSION_FILE_STREAMS = frozenset({(HUB, "operator-use"), ("clark-agent", "operator-use")})
 """The (source, target) pairs whose JSONL files of messages are streamed to a session file."""
+_ARGUMENTS_CHECKED = frozenset({"clark-agent"})
+"""The sources whose step to phi-core writes every tool call's arguments as phi-core's ``Value``
+does (keys sorted, numbers checked: ``clark_agent._fast_to_phi._free``): the writer need not
+check them again."""
 
 
 class SessionFileWriter(Protocol):
@@ -57,7 +61,7 @@ class SessionFileWriter(Protocol):
     time (``operator_use._fast_from_phi.SessionFileWriter``)."""
 
     def convert(
-        self, documents: list[dict[str, Any]], texts: list[str], final: bool
+        self, documents: list[dict[str, Any]], texts: Sequence[bytes], final: bool
     ) -> tuple[list[bytes], list[Loss], int]: ...
 
     def finish(self) -> list[Loss]: ...
@@ -67,8 +71,9 @@ class SessionFileWriter(Protocol):
     def entries(self, made: Iterable[bytes], index: int) -> list[bytes]: ...
 
 
-WriterOf = Callable[[str, "dict[tuple[str, str], int] | None"], SessionFileWriter]
-"""``(the input's name, where to count the losses: None, keep them) -> the writer``."""
+WriterOf = Callable[[str, "dict[tuple[str, str], int] | None", bool], SessionFileWriter]
+"""``(the input's name, where to count the losses: None, keep them, whether the tool calls'
+arguments were sorted and checked by a first step) -> the writer``."""
 
 
 def _writer_of(target: str) -> WriterOf | None:
@@ -87,7 +92,7 @@ class _Batch:
     of each in the input."""
 
     documents: list[dict[str, Any]] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
+    texts: list[bytes] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
 
     def __iadd__(self, other: _Batch) -> _Batch:
@@ -126,12 +131,20 @@ class SessionFileStream:
 
     def batches(self) -> Iterator[list[str]]:
         """The header, then the entries, a batch at a time."""
+        for chunk in self.chunks():
+            yield [chunk[:-1].decode()]
+
+    def chunks(self) -> Iterator[bytes]:
+        """``batches`` as UTF-8 bytes, each line ended (for ``AtomicFile.write_bytes``: the
+        writer's bytes never decoded)."""
         try:
-            yield [self.writer.header().decode()]
+            yield self.writer.header() + b"\n"
             self.handle.seek(0)
             index = 1
             for made in _spooled_entries(self.handle, batch_size()):
-                yield [b"\n".join(self.writer.entries(made, index)).decode()]
+                entries = self.writer.entries(made, index)
+                entries.append(b"")
+                yield b"\n".join(entries)
                 index += len(made)
         finally:
             self.handle.close()
@@ -217,7 +230,9 @@ class _Spooler:
         writer_of = _writer_of(target)
         if writer_of is None or os.fstat(handle.fileno()).st_size < FAST_MIN_BYTES:
             raise _NotTaken
-        self.writer = writer_of(source.name, None if keep else self.counts)
+        self.writer = writer_of(
+            source.name, None if keep else self.counts, format in _ARGUMENTS_CHECKED
+        )
 
     def spool(self, spool: IO[bytes]) -> None:
         """``_NotTaken`` at the first batch that the whole-input path would not take without
@@ -275,12 +290,10 @@ class _Spooler:
             self.read += _files_placed(
                 Input(name, b"", True, documents), hub._replace(documents=[])
             )
-        else:
-            for loss in hub.losses:
-                key = (loss.kind, loss.reason)
-                self.read_counts[key] = self.read_counts.get(key, 0) + 1
-        texts = [to_json(document).decode() for document in hub.documents]
-        return _Batch(hub.documents, texts, hub.lines)
+        else:  # counted without writing a pointer (``LossColumns``: none is)
+            for key, count in loss_counts(hub.losses).items():
+                self.read_counts[key] = self.read_counts.get(key, 0) + count
+        return _Batch(hub.documents, [_phi_text(document) for document in hub.documents], hub.lines)
 
     def _placed(self, losses: list[Loss], held: _Batch, taken: int) -> None:
         """The writer's losses of ``held``'s first ``taken`` messages kept with where each
@@ -339,14 +352,13 @@ def _phi_texts(documents: list[tuple[int, bytes]], canonical: Callable[[bytes], 
     if any(SURROGATE_ESCAPE.search(line) or not canonical(line) for line in lines):
         raise _NotTaken
     try:
-        texts = b"\n".join(lines).decode().split("\n")  # no line holds a line end
         messages = parsed(b"[" + b",".join(lines) + b"]")
-    except ValueError:  # not UTF-8 (UnicodeDecodeError), or what the reader does not take
+    except ValueError:  # not UTF-8, or what the reader does not take
         raise _NotTaken from None
     for line, message in zip(lines, messages, strict=True):
         if to_json(message) != line:
             raise _NotTaken
-    return _Batch(messages, texts, [number for number, _ in documents])
+    return _Batch(messages, lines, [number for number, _ in documents])
 
 
 def _spooled_entries(spool: IO[bytes], size: int) -> Iterator[list[bytes]]:

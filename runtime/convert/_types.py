@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections
 import functools
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Generic, Literal, NamedTuple, overload
 
 from typing_extensions import TypeVar
@@ -63,19 +63,36 @@ _POINTER, _KIND, _REASON = map(operator.itemgetter, range(3))
 class LossColumns(Sequence[Loss]):
     """Losses kept as three columns (pointers, kinds, reasons), each ``Loss`` made only when it
     is read: a big input's hundreds of thousands of losses are then no objects the cyclic
-    collector walks, nor their memory, in a run that only counts them (``counts``)."""
+    collector walks, nor their memory, in a run that only counts them (``counts``).
 
-    __slots__ = ("kinds", "pointers", "reasons")
+    Given ``written`` (``phi_wire.convert``'s ``written_pointer``), a pointer may be kept as the
+    place it is written from (``place``), and written only when its loss is read: a run that
+    only counts the losses writes no pointer."""
 
-    def __init__(self) -> None:
-        self.pointers: list[str] = []
+    __slots__ = ("_written", "kinds", "pointers", "reasons")
+
+    def __init__(self, written: Callable[[object], str] | None = None) -> None:
+        self.pointers: list[object] = []
+        """Each loss's pointer (``str``), or its place (``written`` writes it)."""
         self.kinds: list[LossKind] = []
         self.reasons: list[str] = []
+        self._written = written
 
     def add(self, pointer: str, kind: LossKind, reason: str) -> None:
         self.pointers.append(pointer)
         self.kinds.append(kind)
         self.reasons.append(reason)
+
+    def place(self, place: object, kind: LossKind, reason: str) -> None:
+        """A loss at ``place``, its pointer written (``written``) only if the loss is read."""
+        self.pointers.append(place)
+        self.kinds.append(kind)
+        self.reasons.append(reason)
+
+    def _pointers(self) -> Iterable[str]:
+        if self._written is None:
+            return self.pointers  # type: ignore[return-value]  # every one a str: no place given
+        return map(self._written, self.pointers)
 
     def extend(self, losses: Sequence[Loss], note: str = "") -> None:
         """Adds ``losses``, each reason followed by `` note`` when one is given (a column at a
@@ -99,8 +116,16 @@ class LossColumns(Sequence[Loss]):
     def __len__(self) -> int:
         return len(self.pointers)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same losses in the same order, as a list or columns."""
+        if isinstance(other, (list, LossColumns)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, and mutable
+
     def __iter__(self) -> Iterator[Loss]:
-        return map(_LOSS_OF, zip(self.pointers, self.kinds, self.reasons, strict=True))
+        return map(_LOSS_OF, zip(self._pointers(), self.kinds, self.reasons, strict=True))
 
     @overload
     def __getitem__(self, index: int) -> Loss: ...
@@ -109,7 +134,10 @@ class LossColumns(Sequence[Loss]):
     def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
         if isinstance(index, slice):
             return list(self)[index]
-        return Loss(self.pointers[index], self.kinds[index], self.reasons[index])
+        pointer = self.pointers[index]
+        if self._written is not None:
+            pointer = self._written(pointer)
+        return Loss(pointer, self.kinds[index], self.reasons[index])  # type: ignore[arg-type]
 
 
 def loss_counts(losses: Sequence[Loss]) -> dict[tuple[str, str], int]:

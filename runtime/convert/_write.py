@@ -85,7 +85,10 @@ class AtomicFile:
         self._open = True
 
     def write(self, text: str) -> None:
-        data = text.encode("utf-8")
+        self.write_bytes(text.encode("utf-8"))
+
+    def write_bytes(self, data: bytes) -> None:
+        """UTF-8 text already encoded (a writer that makes bytes: no decode and encode again)."""
         if self._packer is not None:
             data = self._packer.compress(data)
         self._pending.append(data)

@@ -1,27 +1,28 @@
 """clark-agent 0.4 history rows -> phi-core 0.10 messages, dict to dict: the rows as ``json.loads``
 gives them (lines clark-agent's fast path vouched for), the messages built in phi-core's writer
 key order (an LlmMessage is written through a ``serde_json::Value``: every key sorted; an
-ExtensionMessage in declaration order, its ``data`` sorted), the same losses at the same pointers
-as ``_to_phi`` (built only when a loss is found). A row this cannot convert exactly (a missing
-timestamp, which the reader stamps with the time of reading; a null, which it may read as
-absent; a number phi-wire's writer prints otherwise than Python's ``json``) raises
+ExtensionMessage in declaration order, its ``data`` sorted), the same losses at the same
+pointers as ``_to_phi`` (each written only when its loss is read). A row this cannot convert
+exactly (a missing timestamp, which the reader stamps with the time of reading; a null, which it
+may read as absent; a number phi-wire's writer prints otherwise than Python's ``json``) raises
 ``FastUnsupported``: it takes the model path."""
 
 from __future__ import annotations
 
-import itertools
 import json
-from typing import Any
+from typing import Any, TypeAlias
 
 from phi_wire.convert import (
     SORTED_BY_PHI_CORE,
     FastUnsupported,
     Loss,
+    LossColumns,
     Losses,
     LossKind,
     Place,
     checked_number,
     pointer_of,
+    written_pointer,
 )
 
 from ._shared import _DATA_URL, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
@@ -31,30 +32,47 @@ __all__ = ["checked_free", "messages_to_phi"]
 _CARRIER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-def _lose(losses: Losses, place: Place, kind: LossKind, reason: str) -> None:
-    losses.append(Loss(pointer_of(place), kind, reason))
+Sink: TypeAlias = "Losses | LossColumns"
+"""Where a converter's losses go: a list (the events' converter's), or columns whose pointers are
+written only if the loss is read (``messages_to_phi``'s)."""
+
+
+def _lose(losses: Sink, place: Place, kind: LossKind, reason: str) -> None:
+    if isinstance(losses, LossColumns):
+        losses.place(place, kind, reason)  # its pointer written only if the loss is read
+    else:
+        losses.append(Loss(pointer_of(place), kind, reason))
 
 
 def _sorted_free(value: Any) -> tuple[Any, bool]:
     """A free-form value with every object's keys sorted (as phi-core writes it), and whether
     that changed an order; ``FastUnsupported`` for a number the writers print differently."""
-    if type(value) is dict:
+    kind = type(value)
+    if kind is dict:
         keys = list(value)
-        reordered = any(a > b for a, b in itertools.pairwise(keys))
+        ordered = sorted(keys)
+        reordered = keys != ordered
         out = {}
-        for key in sorted(keys) if reordered else keys:
-            out[key], inner = _sorted_free(value[key])
-            reordered = reordered or inner
+        for key in ordered:
+            item = value[key]
+            if type(item) is str:  # most leaves: no call
+                out[key] = item
+            else:
+                out[key], inner = _sorted_free(item)
+                reordered = reordered or inner
         return out, reordered
-    if type(value) is list:
+    if kind is list:
         items = []
         reordered = False
         for item in value:
+            if type(item) is str:
+                items.append(item)
+                continue
             converted, inner = _sorted_free(item)
             items.append(converted)
             reordered = reordered or inner
         return items, reordered
-    if type(value) in (int, float):
+    if kind is int or kind is float:
         checked_number(value)
     return value, False
 
@@ -72,14 +90,14 @@ def checked_free(value: Any) -> None:
         checked_number(value)
 
 
-def _free(value: Any, key: str, place: Place, losses: Losses) -> Any:
+def _free(value: Any, key: str, place: Place, losses: Sink) -> Any:
     converted, reordered = _sorted_free(value)
     if reordered:
         _lose(losses, place, "changed", SORTED_BY_PHI_CORE.format(key=key))
     return converted
 
 
-def _image(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _image(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     if block.get("alt", "") is None or block.get("media_type", "") is None:
         raise FastUnsupported("a null the reader reads as absent")
     source = block["source"]
@@ -125,7 +143,7 @@ _THINKING_CHANGED = (
 )
 
 
-def _block(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _block(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     kind = block.get("type")
     if kind == "text":
         return {"text": block["text"], "type": "text"}
@@ -154,7 +172,7 @@ def _block(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any
     raise FastUnsupported(f"a block of type {kind!r}")
 
 
-def _blocks(blocks: list[Any], place: Place, losses: Losses) -> list[dict[str, Any]]:
+def _blocks(blocks: list[Any], place: Place, losses: Sink) -> list[dict[str, Any]]:
     return [_block(block, (place, index), losses) for index, block in enumerate(blocks)]
 
 
@@ -172,9 +190,12 @@ _ONE_TEXT_BLOCK = (
 )
 _NO_OTHER = 'phi-core has no "other": stop (end_turn back)'
 _I64_NEGATIVE = "negative: phi-core's u64 counter holds 0"
+_NO_MODEL = tuple(
+    f"phi-core requires {key}; clark-agent has none: empty" for key in ("model", "provider")
+)
 
 
-def _assistant(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _assistant(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     timestamp = _timestamp(message)
     stop = message["stop_reason"]
     if stop == "other":
@@ -184,8 +205,8 @@ def _assistant(message: dict[str, Any], place: Place, losses: Losses) -> dict[st
             "changed",
             'phi-core has no "other": stop (end_turn back)',
         )
-    for key in ("model", "provider"):
-        _lose(losses, place, "invented", f"phi-core requires {key}; clark-agent has none: empty")
+    for reason in _NO_MODEL:
+        _lose(losses, place, "invented", reason)
     usage = message.get("usage")
     counts = {"input": 0, "output": 0, "cache_write": 0, "cache_read": 0}
     if usage is None:
@@ -223,7 +244,7 @@ def _assistant(message: dict[str, Any], place: Place, losses: Losses) -> dict[st
     return out
 
 
-def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _message(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     role = message.get("role")
     if role == "assistant":
         return _assistant(message, place, losses)
@@ -267,12 +288,13 @@ def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str,
 
 def messages_to_phi(
     documents: list[dict[str, Any]], kind: str
-) -> tuple[list[dict[str, Any]], list[Loss]]:
-    """History rows (``AgentMessage``) as phi-core messages, and the losses."""
+) -> tuple[list[dict[str, Any]], LossColumns]:
+    """History rows (``AgentMessage``) as phi-core messages, and the losses (each pointer
+    written only if its loss is read: a run that counts them writes none)."""
     if kind != "AgentMessage":
         raise FastUnsupported(kind)
-    losses = Losses()
+    losses = LossColumns(written_pointer)
     converted = [
         _message(document, (None, index), losses) for index, document in enumerate(documents)
     ]
-    return converted, list(losses)
+    return converted, losses

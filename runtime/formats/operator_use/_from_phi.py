@@ -178,7 +178,8 @@ def message_dicts(
 ) -> list[Any]:
     """``_messages_from_phi`` before Operator-Use reads them: each message's JSON (as given to
     its reader: defaults not filled in), or a model already read (a message of the other layout
-    an extension message carried); the dict converter (``_fast_from_phi``) shares it."""
+    an extension message carried); the dict converter (``_entries_from_phi``) makes the same
+    in one pass with the entries' texts, and its tests compare the two."""
     out: list[Any] = []  # JSON to read as d0da87a6, or a model already read
     previous_tool: tuple[float, dict[str, Any]] | None = None
     for pointer, message, text in documents:
