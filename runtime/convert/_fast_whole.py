@@ -1,6 +1,7 @@
 """A whole input converted without the models, where a format's folder has a dict converter for
 the pair (its ``convert`` module's ``FAST_CONVERTERS``; a pair without phi-core: the two steps
-through it, ``_fast.via_hub``): the same bytes and losses as the model path, several times faster.
+through it, fused where both have a fused step, ``_fused``, else ``_fast.via_hub``): the same
+bytes and losses as the model path, several times faster.
 
 An input is taken only when the fast path (``phi_wire.fastpath``) vouches for every document (the
 source's ``loads`` accepts it: no error to report) and no string escapes a lone surrogate half
@@ -29,6 +30,7 @@ from ._fast import (
     negative_zero,
     parsed,
 )
+from ._fused import fused_converter
 from ._inputs import Input
 from ._route import VIA_HUB
 from ._types import Loss
@@ -71,11 +73,11 @@ class FastConverted(NamedTuple, Generic[Document]):
 
 def _converter(format: str, target: str, kind: str) -> FastConverter | None:
     """The dict converter of a pair and kind of input (``_fast``'s table lookup, or the two
-    steps through phi-core); None: none."""
+    steps through phi-core: fused, ``_fused``, where both have a fused step); None: none."""
     own = target if format == HUB else format
     if own not in _TYPES or (own in _STREAMED and HUB in (format, target)):
         return None
-    return fast_converter(format, target, kind)
+    return fused_converter(format, target, kind) or fast_converter(format, target, kind)
 
 
 _PATHS: dict[tuple[str, str, tuple[str, ...]], FastPath] = {}

@@ -12,7 +12,7 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -34,7 +34,7 @@ from ._fast import (
 from ._to_phi import phi_dicts, session_sources
 from .api import context_parts
 
-__all__ = ["message_dicts_to_phi", "to_phi_core_dicts"]
+__all__ = ["message_dicts_to_phi", "phi_messages", "to_phi_core_dicts"]
 
 _MESSAGES: dict[str, type[BaseModel]] = {
     "user": ou.UserMessage,
@@ -105,6 +105,30 @@ def message_dicts_to_phi(
     return _filled(phi_dicts(sources, losses, tool_names)), list(losses)
 
 
+def phi_messages(
+    documents: list[dict[str, Any]],
+    kind: str,
+    tool_names: MutableMapping[str, str],
+    losses: _Losses | LossColumns,
+) -> Iterator[dict[str, Any]]:
+    """The phi-core messages of Operator-Use ``documents`` (``kind`` as ``to_phi_core_dicts``),
+    each made only when the one before it has been taken (the first step of a conversion
+    through phi-core, fused with the second: no message of the whole input is held), as phi-core
+    builds them before its reader fills in the usage's other counts (``_filled``: absent here).
+    Their losses go to ``losses``, as ``to_phi_core_dicts`` gives them (the documents' own,
+    checked and read as absent, before the first message); ``tool_names`` as
+    ``message_dicts_to_phi``'s. Every free-form value (tool arguments) is one ``free_value``
+    took. ``FastUnsupported`` as ``to_phi_core_dicts`` raises it."""
+    if kind == "AgentMessage":
+        sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
+    elif kind == "SessionFile":
+        sources = _session_sources(documents, losses)
+    else:
+        raise FastUnsupported(kind)
+    for source in sources:  # one at a time: ``phi_dicts`` keeps no state but ``tool_names``
+        yield from phi_dicts((source,), losses, tool_names)
+
+
 def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
         if message["role"] == "assistant":  # phi-core's reader fills in the usage's other counts
@@ -147,7 +171,7 @@ class _Entry:
 
 
 def _session_sources(
-    documents: list[dict[str, Any]], losses: LossColumns
+    documents: list[dict[str, Any]], losses: _Losses | LossColumns
 ) -> list[tuple[str, Any, Any]]:
     entries = []
     for index, document in enumerate(documents):
