@@ -42,7 +42,10 @@ _MESSAGES: dict[str, type[BaseModel]] = {
     "tool": ou.ToolMessage,
 }
 """The roles converted here (the second lane's, carried whole as extension data, are not)."""
+_FIELDS = {role: fields_of(model) for role, model in _MESSAGES.items()}
 _TEXT_KEYS = fields_of(ou.TextContent)
+_USAGE_KEYS = fields_of(ou.Usage)
+_COST_FIELDS = fields_of(ou.UsageCost)
 _STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
 _TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
 _COST_KEYS = tuple(ou.UsageCost.model_fields)
@@ -65,6 +68,8 @@ _TEXTS = {
     for model in _TREE_ENTRIES.values()
 }
 """Each entry model's keys of ``_TREE_KEYS`` (texts where present): it holds no others."""
+_ENTRY_FIELDS = {model: fields_of(model) for model in (*_TREE_ENTRIES.values(), *_HEADER.values())}
+"""Each entry model's wire keys (``fields_of``, looked up once)."""
 _READ = (
     "type",
     "id",
@@ -176,13 +181,13 @@ def _session_sources(
     entries = []
     for index, document in enumerate(documents):
         kind = document.get("type") if type(document) is dict else None
-        model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
+        model = (_TREE_ENTRIES if index else _HEADER).get(kind) if type(kind) is str else None
         if model is None:
             raise FastUnsupported(f"a {kind} entry")
         if None in document.values():  # taken out (as the reader's losses come: first)
             for key in without_nulls(document, model):
                 losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
-        if not fields_of(model).issuperset(document):  # ``known``: its nulls are out
+        if not _ENTRY_FIELDS[model].issuperset(document):  # ``known``: its nulls are out
             raise FastUnsupported(model.__name__)
         if index:
             get = document.get
@@ -191,7 +196,9 @@ def _session_sources(
                     raise FastUnsupported(key)
             if "id" not in document:  # a missing one is a fresh uuid
                 raise FastUnsupported("id")
-            number(document, "timestamp")  # a missing one is the time of reading
+            stamp = get("timestamp")  # a missing one is the time of reading
+            if type(stamp) is not float or not math.isfinite(stamp):
+                number(document, "timestamp")
             if "meta" in document:
                 _meta(document["meta"])
         # a message entry's message: on the active branch or not, its reader drops keys all the same
@@ -226,34 +233,43 @@ def _meta(meta: Any) -> None:
 
 def _message(message: Any) -> dict[str, Any]:
     """An Operator-Use message as its writer writes it (every field, defaults filled in), made
-    so in place (the dict parsed for this conversion alone: no copy of it is built)."""
+    so in place (the dict parsed for this conversion alone: no copy of it is built). The
+    checks of ``known`` and ``text`` written out: this runs once per message of every input."""
     role = message.get("role") if type(message) is dict else None
-    model: type[BaseModel] | None = _MESSAGES.get(role) if type(role) is str else None
-    if model is None:
+    fields = _FIELDS.get(role) if type(role) is str else None
+    if fields is None:
         raise FastUnsupported(f"a {role} message")
-    if not fields_of(model).issuperset(message):
-        raise FastUnsupported(f"{model.__name__}: an unknown key")
-    contents = message.get("contents", [])
+    if not fields.issuperset(message):
+        raise FastUnsupported(f"{_MESSAGES[role].__name__}: an unknown key")
+    contents = message.setdefault("contents", [])
     if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
         raise FastUnsupported("contents or id")
-    for index, block in enumerate(contents):
-        contents[index] = _block(block)
-    message["contents"] = contents
+    for block in contents:  # each made what its writer writes, in place
+        if (  # a text block as written (most blocks), else ``_block``'s
+            type(block) is not dict
+            or block.get("type") != "text"
+            or type(block.get("content")) is not str
+            or not _TEXT_KEYS.issuperset(block)
+        ):
+            _block(block)
     if type(message.get("timestamp")) is not float:  # a missing one is the time of reading
         message["timestamp"] = number(message, "timestamp")
     if role == "assistant":
-        usage = known(message.get("usage", {}), ou.Usage)
-        cost = known(usage.get("cost", {}), ou.UsageCost)
-        stop_reason = text(message, "stop_reason", "stop")
-        if stop_reason not in _STOP_REASONS:
+        usage = message.setdefault("usage", {})
+        if type(usage) is not dict or not _USAGE_KEYS.issuperset(usage) or None in usage.values():
+            raise FastUnsupported("Usage")
+        cost = usage.setdefault("cost", {})
+        if type(cost) is not dict or not _COST_FIELDS.issuperset(cost) or None in cost.values():
+            raise FastUnsupported("UsageCost")
+        stop_reason = message.setdefault("stop_reason", "stop")
+        if type(stop_reason) is not str or stop_reason not in _STOP_REASONS:
             raise FastUnsupported("stop_reason")
         for key in _COUNT_KEYS:
             if type(usage.setdefault(key, 0)) is not int:
                 raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
-        usage["cost"] = _costs(cost)
-        message["usage"] = usage
-        message["stop_reason"] = stop_reason
-        message["error"] = text(message, "error", "")
+        _costs(cost)
+        if type(message.setdefault("error", "")) is not str:
+            raise FastUnsupported("error")
     return message  # type: ignore[no-any-return]
 
 
