@@ -104,7 +104,7 @@ class ThroughHub:
 
     def convert_dicts(
         self, documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+    ) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
         if self.fused is not None:
             return self._fused(documents, kind)
         if self.second is None:

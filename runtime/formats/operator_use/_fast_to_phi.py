@@ -240,7 +240,7 @@ def _message(message: Any) -> dict[str, Any]:
     if fields is None:
         raise FastUnsupported(f"a {role} message")
     if not fields.issuperset(message):
-        raise FastUnsupported(f"{_MESSAGES[role].__name__}: an unknown key")
+        raise FastUnsupported(f"{_MESSAGES[str(role)].__name__}: an unknown key")
     contents = message.setdefault("contents", [])
     if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
         raise FastUnsupported("contents or id")
