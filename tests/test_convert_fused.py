@@ -55,14 +55,22 @@ def outcome(converter: Callable[..., Any], documents: list[Any], kind: str) -> A
 
 
 def same_as_two_steps(documents: list[Any], kind: str) -> Any:
-    """The fused converter's outcome, asserted equal to the two steps' (``via_hub``)."""
-    from phi_wire.convert._fused import fused_converter
+    """The fused converter's outcome (and the fused writer's: each document written as it is
+    made), asserted equal to the two steps' (``via_hub``)."""
+    from phi_wire.convert._fused import fused_converter, fused_writer
 
     fused = fused_converter(SOURCE, TARGET, kind)
+    writing = fused_writer(SOURCE, TARGET, kind, dumped)
     two_steps = fast_converter(SOURCE, TARGET, kind)  # ``via_hub``: the steps one after the other
-    assert fused is not None and two_steps is not None
+    assert fused is not None and writing is not None and two_steps is not None
     found = outcome(fused, documents, kind)
     assert found == outcome(two_steps, documents, kind)
+    try:
+        written, losses = writing(copy.deepcopy(documents), kind)
+    except (FastUnsupported, ValueError):
+        assert found in ("handed back", "not written")
+    else:
+        assert (written, list(losses)) == found
     return found
 
 

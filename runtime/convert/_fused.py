@@ -25,7 +25,14 @@ from ._fast import FastConverter
 from ._route import VIA_HUB
 from ._types import LossColumns, Losses
 
-__all__ = ["FirstStep", "SecondStep", "fused_converter", "second_step", "second_steps"]
+__all__ = [
+    "FirstStep",
+    "SecondStep",
+    "fused_converter",
+    "fused_writer",
+    "second_step",
+    "second_steps",
+]
 
 FirstStep: TypeAlias = Callable[
     [list[dict[str, Any]], str, MutableMapping[str, str], "Losses | LossColumns"],
@@ -66,15 +73,21 @@ def second_steps(
     return [second(message, index, later) for index, message in enumerate(messages)], later
 
 
-def fused_converter(source: str, target: str, kind: str) -> FastConverter | None:
-    """The dict converter of ``kind`` from ``source`` to ``target`` (a pair without phi-core)
-    with its two steps fused; None: one of them has no fused step."""
+def _steps(source: str, target: str, kind: str) -> tuple[FirstStep, SecondStep] | None:
     if HUB in (source, target):
         return None
     first: FirstStep | None = _table(source, "FUSED_FIRST_STEPS").get((source, HUB, kind))
     second = second_step(target)
-    if first is None or second is None:
+    return None if first is None or second is None else (first, second)
+
+
+def fused_converter(source: str, target: str, kind: str) -> FastConverter | None:
+    """The dict converter of ``kind`` from ``source`` to ``target`` (a pair without phi-core)
+    with its two steps fused; None: one of them has no fused step."""
+    steps = _steps(source, target, kind)
+    if steps is None:
         return None
+    first, second = steps
 
     def converted(
         documents: list[dict[str, Any]], kind: str
@@ -85,3 +98,25 @@ def fused_converter(source: str, target: str, kind: str) -> FastConverter | None
         return out, losses
 
     return converted
+
+
+def fused_writer(
+    source: str, target: str, kind: str, write: Callable[[dict[str, Any]], str]
+) -> Callable[[list[dict[str, Any]], str], tuple[list[str], LossColumns]] | None:
+    """``fused_converter``'s documents each written by ``write`` as soon as it is made (neither
+    a phi-core message nor a target's document of the input held: a whole input's), ``write``'s
+    ``ValueError`` (a document it cannot write) raised as the converters' errors are."""
+    steps = _steps(source, target, kind)
+    if steps is None:
+        return None
+    first, second = steps
+
+    def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], LossColumns]:
+        losses = LossColumns()
+        later = Losses()
+        messages = enumerate(first(documents, kind, {}, losses))
+        out = [write(second(message, index, later)) for index, message in messages]
+        losses.extend(later, VIA_HUB)
+        return out, losses
+
+    return written
