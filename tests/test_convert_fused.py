@@ -36,6 +36,7 @@ import phi_wire.formats.operator_use._fast_to_phi as operator_use_to_phi
 from phi_wire.convert import FastUnsupported
 from phi_wire.convert._fast import checked_number, dumped, fast_converter
 from phi_wire.formats.operator_use._fast import free_value
+from phi_wire.formats.operator_use.convert import MessageStreamToPhi
 
 SOURCE, TARGET = "operator-use", "clark-agent"
 
@@ -197,3 +198,28 @@ def test_the_command_takes_the_fused_steps_for_a_session_file(
     assert counted.made_at_once and max(counted.made_at_once) <= 2
     assert len(counted.made_at_once) > 2  # one call per message, not one for the file
     assert counted.rechecks == 0
+
+
+def test_a_refused_batch_keeps_the_calls_of_the_batches_before() -> None:
+    """Streamed (``ThroughHub``): a batch the fused first step refuses (here: of another kind) is
+    taken back alone; the calls of the batches before it still name their results' tools."""
+    hub = convert_stream.ThroughHub(MessageStreamToPhi(), TARGET, "in.jsonl")
+    assert hub.fused is not None
+    call = {
+        "role": "assistant",
+        "contents": [{"type": "tool_call", "id": "t1", "name": "bash", "args": {}}],
+        "id": "a",
+        "timestamp": 1.0,
+    }
+    result = {
+        "role": "tool",
+        "contents": [{"type": "tool_result", "id": "t1", "content": "ok"}],
+        "id": "b",
+        "timestamp": 2.0,
+    }
+    hub.convert_dicts([call], "AgentMessage")
+    with pytest.raises(FastUnsupported):  # the stream converts that batch otherwise
+        hub.convert_dicts([copy.deepcopy(result)], "SessionFile")
+    converted, losses = hub.convert_dicts([result], "AgentMessage")
+    assert converted[0]["tool_name"] == "bash"
+    assert not [loss for loss in losses if loss.kind == "invented"]

@@ -90,9 +90,9 @@ class MessageStreamToPhi:
         """The next batch's lines as phi-core messages made one at a time (``_fast_to_phi``'s
         ``phi_messages``: for a second step fused with this one), their losses into ``losses``.
         A caller that meets ``FastUnsupported`` (from here or its own step) calls ``undo``."""
+        self._tool_names.begin()  # first: an ``undo`` after a refusal here takes nothing back
         if kind != "AgentMessage":
             raise FastUnsupported(kind)
-        self._tool_names.begin()
         return phi_messages(documents, kind, self._tool_names, losses)
 
     def undo(self) -> None:
