@@ -242,9 +242,11 @@ def test_a_second_step_handed_back_forgets_the_first_steps_calls(
 ) -> None:
     """Through phi-core: a run whose phi-core messages clark-agent's dict converter hands back
     (here: made to, once) is converted again line by line, the first step's calls of that run
-    taken back, and the count of phi-core messages as before it."""
+    taken back, and the count of phi-core messages as before it. The two steps one after the
+    other (fusion off: the fused steps' hand-back is tested in test_convert_fused.py)."""
     source = result_before_its_call(tmp_path)
     monkeypatch.setattr(convert_stream, "FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(convert_stream, "second_step", lambda target: None)
     real = convert_stream.fast_converter
     refused: list[int] = []
 

@@ -1,6 +1,7 @@
 """A whole input converted without the models, where a format's folder has a dict converter for
 the pair (its ``convert`` module's ``FAST_CONVERTERS``; a pair without phi-core: the two steps
-through it, ``_fast.via_hub``): the same bytes and losses as the model path, several times faster.
+through it, ``_fast.via_hub``, fused where both have a fused step, ``_fused``, each document
+written as it is made): the same bytes and losses as the model path, several times faster.
 
 An input is taken only when the fast path (``phi_wire.fastpath``) vouches for every document (the
 source's ``loads`` accepts it: no error to report) and no string escapes a lone surrogate half
@@ -29,6 +30,7 @@ from ._fast import (
     negative_zero,
     parsed,
 )
+from ._fused import fused_writer
 from ._inputs import Input
 from ._route import VIA_HUB
 from ._types import Loss
@@ -130,10 +132,14 @@ def _parsed(source: Input) -> list[Any]:
 
 
 def _dicts_converted(
-    source: Input, format: str, converter: FastConverter, version: str, kind: str
-) -> tuple[list[dict[str, Any]], Sequence[Loss]] | None:
-    """``source``'s documents, vouched for, read and given to ``converter``; None: the input
-    takes the model path."""
+    source: Input,
+    format: str,
+    converter: Callable[[list[dict[str, Any]], str], tuple[list[Any], Sequence[Loss]]],
+    version: str,
+    kind: str,
+) -> tuple[list[Any], Sequence[Loss]] | None:
+    """``source``'s documents, vouched for, read and given to ``converter`` (a dict converter,
+    or one that writes its documents: ``fused_writer``); None: the input takes the model path."""
     if SURROGATE_ESCAPE.search(source.data) or not _vouched(source, format, version, kind):
         return None
     if format in _STREAMED and not source.lines:
@@ -169,7 +175,10 @@ def fast_converted(
     converter = _converter(format, target, kind)
     if converter is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
         return None
-    done = _dicts_converted(source, format, converter, version, kind)
+    write = _WRITERS[target]
+    # two steps through phi-core fused: each document written as it is made (none held)
+    writing = fused_writer(format, target, kind, write)
+    done = _dicts_converted(source, format, writing or converter, version, kind)
     if done is None:
         return None
     converted, losses = done
@@ -178,7 +187,5 @@ def fast_converted(
             loss if loss.reason.endswith(VIA_HUB) else loss._replace(pointer=loss.pointer[2:])
             for loss in losses
         ]
-    write = _WRITERS[target]
-    return FastConverted(
-        [write(item) for item in converted], losses, [line for line, _ in source.documents]
-    )
+    documents = converted if writing is not None else [write(item) for item in converted]
+    return FastConverted(documents, losses, [line for line, _ in source.documents])

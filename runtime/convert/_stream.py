@@ -36,10 +36,11 @@ from ._batches import Batches
 from ._documents import MODULES, _parsed, _read_documents
 from ._fast import FAST_MIN_BYTES, FastConverter, FastUnsupported, fast_converter
 from ._files import Converted, _converts_alone, _recognised, batch_size
+from ._fused import second_step, second_steps
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._route import VIA_HUB, convert, noted_via_hub
 from ._session_file_stream import SESSION_FILE_STREAMS, SessionFileStream, session_file_stream
-from ._types import Conversion, Loss
+from ._types import Conversion, Loss, LossColumns
 
 __all__ = ["NotStreamed", "Stream", "ThroughHub", "streamed"]
 
@@ -79,13 +80,15 @@ class ThroughHub:
     phi-core. The second step's losses point into the phi-core form of the whole input, so the
     count of phi-core documents made so far is carried too (one source document may give
     several or none); they are kept aside (``later``) for the caller to list after the first
-    step's, as the whole conversion gives them."""
+    step's, as the whole conversion gives them. Dict to dict, the two steps are fused
+    (``_fused``) where the first has ``phi_messages`` and the target a fused second step."""
 
     def __init__(self, first: Any, target: str, name: str) -> None:
         self.first = first
         self.target = target
         self.name = name
         self.second = fast_converter(HUB, target, "AgentMessage")
+        self.fused = second_step(target) if hasattr(first, "phi_messages") else None
         self.made = 0
         """The phi-core documents made so far (by the runs converted)."""
         self.later: list[tuple[int, Sequence[Loss]]] = []
@@ -101,7 +104,9 @@ class ThroughHub:
 
     def convert_dicts(
         self, documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+    ) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
+        if self.fused is not None:
+            return self._fused(documents, kind)
         if self.second is None:
             raise FastUnsupported(f"no dict converter from {HUB} to {self.target}")
         hub, losses = self.first.convert_dicts(documents, kind)
@@ -111,6 +116,22 @@ class ThroughHub:
             self.first.undo()
             raise
         self._noted(later, len(hub))
+        return converted, losses
+
+    def _fused(
+        self, documents: list[dict[str, Any]], kind: str
+    ) -> tuple[list[dict[str, Any]], LossColumns]:
+        """``convert_dicts``, each phi-core message taken by the second step as it is made."""
+        assert self.fused is not None
+        losses = LossColumns()
+        try:
+            converted, later = second_steps(
+                self.first.phi_messages(documents, kind, losses), self.fused
+            )
+        except FastUnsupported:
+            self.first.undo()
+            raise
+        self._noted(later, len(converted))  # one document per phi-core message
         return converted, losses
 
     def _noted(self, losses: Sequence[Loss], made: int) -> None:

@@ -17,7 +17,7 @@ from ._events_from_phi import PHI_EVENTS
 from ._fast_to_phi import checked_free
 from ._shared import _I64_MAX, STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
 
-__all__ = ["events_from_phi", "messages_from_phi"]
+__all__ = ["events_from_phi", "message_from_phi", "messages_from_phi"]
 
 
 def _lose(losses: Losses, place: Place, kind: LossKind, reason: str) -> None:
@@ -32,13 +32,18 @@ _NO_SIGNATURE = (
 )
 
 
-def _block(block: dict[str, Any], place: Place, losses: Losses, lane: str) -> dict[str, Any] | None:
-    """``lane``: "user"/"tool" (text, image) or "assistant" (text, thinking, tool calls)."""
+def _block(
+    block: dict[str, Any], place: Place, losses: Losses, lane: str, check: bool = True
+) -> dict[str, Any] | None:
+    """``lane``: "user"/"tool" (text, image) or "assistant" (text, thinking, tool calls);
+    ``check``: whether the free-form values' numbers are checked (False: the step that made the
+    block checked them)."""
     kind = block["type"]
     if kind == "text":
         return {"type": "text", "text": block["text"]}
     if kind == "toolCall" and lane == "assistant":
-        checked_free(block["arguments"])
+        if check:
+            checked_free(block["arguments"])
         return {
             "type": "tool_call",
             "id": block["id"],
@@ -65,10 +70,12 @@ def _block(block: dict[str, Any], place: Place, losses: Losses, lane: str) -> di
     return None
 
 
-def _blocks(blocks: list[Any], place: Place, losses: Losses, lane: str) -> list[dict[str, Any]]:
+def _blocks(
+    blocks: list[Any], place: Place, losses: Losses, lane: str, check: bool = True
+) -> list[dict[str, Any]]:
     converted = []
     for index, block in enumerate(blocks):
-        done = _block(block, (place, index), losses, lane)
+        done = _block(block, (place, index), losses, lane, check)
         if done is not None:
             converted.append(done)
     return converted
@@ -98,7 +105,9 @@ def _usage(usage: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any
     return out
 
 
-def _extension(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _extension(
+    message: dict[str, Any], place: Place, losses: Losses, check: bool = True
+) -> dict[str, Any]:
     role = message["role"]
     if role != "extension":
         _lose(
@@ -114,7 +123,8 @@ def _extension(message: dict[str, Any], place: Place, losses: Losses) -> dict[st
         if data.get("timestamp") is not None:
             system["timestamp"] = data["timestamp"]
         return system
-    checked_free(data)
+    if check:
+        checked_free(data)
     return {"role": "custom", "kind": message["kind"], "payload": data}
 
 
@@ -125,9 +135,11 @@ def _system_data(data: dict[str, Any]) -> bool:
     return stamp is None or (type(stamp) is int and 0 <= stamp < 2**64)
 
 
-def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _message(
+    message: dict[str, Any], place: Place, losses: Losses, check: bool = True
+) -> dict[str, Any]:
     if "kind" in message:
-        return _extension(message, place, losses)
+        return _extension(message, place, losses, check)
     for key in _LLM_META:
         if key in message:
             _lose(losses, (place, key), "dropped", "clark-agent has no turn/node ids")
@@ -147,7 +159,7 @@ def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str,
             _lose(losses, (place, "stopReason"), "changed", reason)
         out: dict[str, Any] = {
             "role": "assistant",
-            "content": _blocks(message["content"], content_place, losses, "assistant"),
+            "content": _blocks(message["content"], content_place, losses, "assistant", check),
             "stop_reason": STOP_REASON_FROM_PHI[stop],
         }
         if message.get("error_message") is not None:
@@ -158,7 +170,7 @@ def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str,
             out["usage"] = usage
         return out
     if role == "user":
-        blocks = _blocks(message["content"], content_place, losses, "user")
+        blocks = _blocks(message["content"], content_place, losses, "user", check)
         content: Any = blocks
         if len(blocks) == 1 and blocks[0]["type"] == "text":
             content = blocks[0]["text"]  # clark's common case
@@ -168,11 +180,21 @@ def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str,
             "role": "tool_result",
             "tool_call_id": message["toolCallId"],
             "tool_name": message["toolName"],
-            "content": _blocks(message["content"], content_place, losses, "tool"),
+            "content": _blocks(message["content"], content_place, losses, "tool", check),
             "is_error": message["isError"],
             "timestamp": message["timestamp"],
         }
     raise FastUnsupported(f"a message of role {role!r}")
+
+
+def message_from_phi(document: dict[str, Any], index: int, losses: Losses) -> dict[str, Any]:
+    """One phi-core message (the ``index``-th of the input's phi-core form: its losses' pointers'
+    first token) as a clark-agent history row, its losses added to ``losses``, as
+    ``messages_from_phi`` converts it, for a second step fused with the first (``phi_wire
+    .convert``'s ``_fused``): the message as the first step builds it, whose free-form values
+    that step checked (not checked again here) and whose usage may lack the counts phi-core's
+    reader fills in (read as 0, as here they are)."""
+    return _message(document, (None, index), losses, False)
 
 
 def messages_from_phi(

@@ -24,16 +24,20 @@ Every loss names a JSON pointer into the *source* document (wire key names).
 
 from __future__ import annotations
 
-from phi_wire.convert import FastConverter
+from collections.abc import Callable
+from typing import Any
+
+from phi_wire.convert import FastConverter, Losses
 
 from ._events_from_phi import from_phi_core
-from ._fast_from_phi import events_from_phi, messages_from_phi
+from ._fast_from_phi import events_from_phi, message_from_phi, messages_from_phi
 from ._fast_to_phi import messages_to_phi
 from ._shared import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
 from ._to_phi import EventStreamToPhi, to_phi_core
 
 __all__ = [
     "FAST_CONVERTERS",
+    "FUSED_SECOND_STEPS",
     "STOP_REASON_FROM_PHI",
     "STOP_REASON_TO_PHI",
     "SYSTEM_KIND",
@@ -51,3 +55,11 @@ FAST_CONVERTERS: dict[tuple[str, str, str], FastConverter] = {
 """(source, target, type) -> the dict converter of the lines the source's fast path vouches
 for (``phi_wire.convert``'s seam: ``FastConverter``). clark-agent's events, whose conversion
 carries the run's state, have theirs on the stream converter: ``EventStreamToPhi.convert_dicts``."""
+
+FUSED_SECOND_STEPS: dict[
+    tuple[str, str, str], Callable[[dict[str, Any], int, Losses], dict[str, Any]]
+] = {("phi-core", "clark-agent", "AgentMessage"): message_from_phi}
+"""(source, target, type) -> the second step of a conversion through phi-core, fused with the
+first (``phi_wire.convert``'s ``_fused``): one phi-core message as the first step made it (its
+free values checked there), its index in the input's phi-core form and the losses' list -> the
+document ``FAST_CONVERTERS``' converter makes of it."""

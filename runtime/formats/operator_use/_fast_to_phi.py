@@ -12,7 +12,7 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 from __future__ import annotations
 
 import math
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -34,7 +34,7 @@ from ._fast import (
 from ._to_phi import phi_dicts, session_sources
 from .api import context_parts
 
-__all__ = ["message_dicts_to_phi", "to_phi_core_dicts"]
+__all__ = ["message_dicts_to_phi", "phi_messages", "to_phi_core_dicts"]
 
 _MESSAGES: dict[str, type[BaseModel]] = {
     "user": ou.UserMessage,
@@ -42,7 +42,10 @@ _MESSAGES: dict[str, type[BaseModel]] = {
     "tool": ou.ToolMessage,
 }
 """The roles converted here (the second lane's, carried whole as extension data, are not)."""
+_FIELDS = {role: fields_of(model) for role, model in _MESSAGES.items()}
 _TEXT_KEYS = fields_of(ou.TextContent)
+_USAGE_KEYS = fields_of(ou.Usage)
+_COST_FIELDS = fields_of(ou.UsageCost)
 _STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
 _TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
 _COST_KEYS = tuple(ou.UsageCost.model_fields)
@@ -65,6 +68,8 @@ _TEXTS = {
     for model in _TREE_ENTRIES.values()
 }
 """Each entry model's keys of ``_TREE_KEYS`` (texts where present): it holds no others."""
+_ENTRY_FIELDS = {model: fields_of(model) for model in (*_TREE_ENTRIES.values(), *_HEADER.values())}
+"""Each entry model's wire keys (``fields_of``, looked up once)."""
 _READ = (
     "type",
     "id",
@@ -103,6 +108,30 @@ def message_dicts_to_phi(
     losses = _Losses()
     sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
     return _filled(phi_dicts(sources, losses, tool_names)), list(losses)
+
+
+def phi_messages(
+    documents: list[dict[str, Any]],
+    kind: str,
+    tool_names: MutableMapping[str, str],
+    losses: _Losses | LossColumns,
+) -> Iterator[dict[str, Any]]:
+    """The phi-core messages of Operator-Use ``documents`` (``kind`` as ``to_phi_core_dicts``),
+    each made only when the one before it has been taken (the first step of a conversion
+    through phi-core, fused with the second: no message of the whole input is held), as phi-core
+    builds them before its reader fills in the usage's other counts (``_filled``: absent here).
+    Their losses go to ``losses``, as ``to_phi_core_dicts`` gives them (the documents' own,
+    checked and read as absent, before the first message); ``tool_names`` as
+    ``message_dicts_to_phi``'s. Every free-form value (tool arguments) is one ``free_value``
+    took. ``FastUnsupported`` as ``to_phi_core_dicts`` raises it."""
+    if kind == "AgentMessage":
+        sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
+    elif kind == "SessionFile":
+        sources = _session_sources(documents, losses)
+    else:
+        raise FastUnsupported(kind)
+    for source in sources:  # one at a time: ``phi_dicts`` keeps no state but ``tool_names``
+        yield from phi_dicts((source,), losses, tool_names)
 
 
 def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -147,18 +176,18 @@ class _Entry:
 
 
 def _session_sources(
-    documents: list[dict[str, Any]], losses: LossColumns
+    documents: list[dict[str, Any]], losses: _Losses | LossColumns
 ) -> list[tuple[str, Any, Any]]:
     entries = []
     for index, document in enumerate(documents):
         kind = document.get("type") if type(document) is dict else None
-        model = _TREE_ENTRIES.get(str(kind)) if index else _HEADER.get(str(kind))
+        model = (_TREE_ENTRIES if index else _HEADER).get(kind) if type(kind) is str else None
         if model is None:
             raise FastUnsupported(f"a {kind} entry")
         if None in document.values():  # taken out (as the reader's losses come: first)
             for key in without_nulls(document, model):
                 losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
-        if not fields_of(model).issuperset(document):  # ``known``: its nulls are out
+        if not _ENTRY_FIELDS[model].issuperset(document):  # ``known``: its nulls are out
             raise FastUnsupported(model.__name__)
         if index:
             get = document.get
@@ -167,7 +196,9 @@ def _session_sources(
                     raise FastUnsupported(key)
             if "id" not in document:  # a missing one is a fresh uuid
                 raise FastUnsupported("id")
-            number(document, "timestamp")  # a missing one is the time of reading
+            stamp = get("timestamp")  # a missing one is the time of reading
+            if type(stamp) is not float or not math.isfinite(stamp):
+                number(document, "timestamp")
             if "meta" in document:
                 _meta(document["meta"])
         # a message entry's message: on the active branch or not, its reader drops keys all the same
@@ -202,34 +233,43 @@ def _meta(meta: Any) -> None:
 
 def _message(message: Any) -> dict[str, Any]:
     """An Operator-Use message as its writer writes it (every field, defaults filled in), made
-    so in place (the dict parsed for this conversion alone: no copy of it is built)."""
+    so in place (the dict parsed for this conversion alone: no copy of it is built). The
+    checks of ``known`` and ``text`` written out: this runs once per message of every input."""
     role = message.get("role") if type(message) is dict else None
-    model: type[BaseModel] | None = _MESSAGES.get(role) if type(role) is str else None
-    if model is None:
+    fields = _FIELDS.get(role) if type(role) is str else None
+    if fields is None:
         raise FastUnsupported(f"a {role} message")
-    if not fields_of(model).issuperset(message):
-        raise FastUnsupported(f"{model.__name__}: an unknown key")
-    contents = message.get("contents", [])
+    if not fields.issuperset(message):
+        raise FastUnsupported(f"{_MESSAGES[str(role)].__name__}: an unknown key")
+    contents = message.setdefault("contents", [])
     if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
         raise FastUnsupported("contents or id")
-    for index, block in enumerate(contents):
-        contents[index] = _block(block)
-    message["contents"] = contents
+    for block in contents:  # each made what its writer writes, in place
+        if (  # a text block as written (most blocks), else ``_block``'s
+            type(block) is not dict
+            or block.get("type") != "text"
+            or type(block.get("content")) is not str
+            or not _TEXT_KEYS.issuperset(block)
+        ):
+            _block(block)
     if type(message.get("timestamp")) is not float:  # a missing one is the time of reading
         message["timestamp"] = number(message, "timestamp")
     if role == "assistant":
-        usage = known(message.get("usage", {}), ou.Usage)
-        cost = known(usage.get("cost", {}), ou.UsageCost)
-        stop_reason = text(message, "stop_reason", "stop")
-        if stop_reason not in _STOP_REASONS:
+        usage = message.setdefault("usage", {})
+        if type(usage) is not dict or not _USAGE_KEYS.issuperset(usage) or None in usage.values():
+            raise FastUnsupported("Usage")
+        cost = usage.setdefault("cost", {})
+        if type(cost) is not dict or not _COST_FIELDS.issuperset(cost) or None in cost.values():
+            raise FastUnsupported("UsageCost")
+        stop_reason = message.setdefault("stop_reason", "stop")
+        if type(stop_reason) is not str or stop_reason not in _STOP_REASONS:
             raise FastUnsupported("stop_reason")
         for key in _COUNT_KEYS:
             if type(usage.setdefault(key, 0)) is not int:
                 raise FastUnsupported("a token count")  # a float or text the reader takes otherwise
-        usage["cost"] = _costs(cost)
-        message["usage"] = usage
-        message["stop_reason"] = stop_reason
-        message["error"] = text(message, "error", "")
+        _costs(cost)
+        if type(message.setdefault("error", "")) is not str:
+            raise FastUnsupported("error")
     return message  # type: ignore[no-any-return]
 
 

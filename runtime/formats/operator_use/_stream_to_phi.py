@@ -11,14 +11,14 @@ call): bounded by the file's calls, about a hundred bytes each, not by a batch's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import phi_wire.operator_use as ou
-from phi_wire.convert import Conversion, FastUnsupported, Loss
+from phi_wire.convert import Conversion, FastUnsupported, Loss, LossColumns
 from phi_wire.convert import Losses as _Losses
 
-from ._fast_to_phi import message_dicts_to_phi
+from ._fast_to_phi import message_dicts_to_phi, phi_messages
 from ._shared import _json_list, _only_messages
 from ._to_phi import _messages_to_phi
 
@@ -83,6 +83,17 @@ class MessageStreamToPhi:
         except FastUnsupported:
             self._tool_names.undo()
             raise
+
+    def phi_messages(
+        self, documents: list[dict[str, Any]], kind: str, losses: _Losses | LossColumns
+    ) -> Iterator[dict[str, Any]]:
+        """The next batch's lines as phi-core messages made one at a time (``_fast_to_phi``'s
+        ``phi_messages``: for a second step fused with this one), their losses into ``losses``.
+        A caller that meets ``FastUnsupported`` (from here or its own step) calls ``undo``."""
+        self._tool_names.begin()  # first: an ``undo`` after a refusal here takes nothing back
+        if kind != "AgentMessage":
+            raise FastUnsupported(kind)
+        return phi_messages(documents, kind, self._tool_names, losses)
 
     def undo(self) -> None:
         """Forget the calls of the latest batch (a caller that hands that batch back after

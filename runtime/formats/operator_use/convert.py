@@ -17,7 +17,8 @@ messages (consecutive ``toolResult`` messages with one timestamp become one ``to
 ``Usage`` and ``StopReason`` likewise. ``session_from_phi_core`` writes a list as a session file.
 
 Without the models (``FAST_CONVERTERS``: ``_fast_to_phi``): message lines and session files to
-phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``;
+phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``
+(``FUSED_FIRST_STEPS``: the same messages one at a time, for a second step fused with it);
 (``FAST_SESSION_FILES``: ``_fast_from_phi``) phi-core messages (a JSONL file's, or a Session's)
 to a session file likewise (``STREAMED_SESSION_FILES``: a batch at a time).
 
@@ -27,13 +28,13 @@ phi-core, the tool names of the calls met so far carried from one batch to the n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any
 
-from phi_wire.convert import FastConverter, Loss
+from phi_wire.convert import FastConverter, Loss, LossColumns, Losses
 
 from ._fast_from_phi import SessionFileWriter, session_file_from_phi
-from ._fast_to_phi import to_phi_core_dicts
+from ._fast_to_phi import phi_messages, to_phi_core_dicts
 from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
 from ._stream_to_phi import MessageStreamToPhi
@@ -42,6 +43,7 @@ from ._to_phi import to_phi_core
 __all__ = [
     "FAST_CONVERTERS",
     "FAST_SESSION_FILES",
+    "FUSED_FIRST_STEPS",
     "STOP_REASONS_FROM_PHI",
     "STOP_REASONS_TO_PHI",
     "STREAMED_SESSION_FILES",
@@ -60,6 +62,21 @@ of message lines (``AgentMessage``) and of a session file's entries (``SessionFi
 (``phi_wire.convert``'s ``_fast_whole``): the target's documents and the losses, exactly as the
 model converter's; ``FastUnsupported`` for a document it cannot convert so (the input then takes
 the model path)."""
+
+FUSED_FIRST_STEPS: dict[
+    tuple[str, str, str],
+    Callable[
+        [list[dict[str, Any]], str, MutableMapping[str, str], Losses | LossColumns],
+        Iterator[dict[str, Any]],
+    ],
+] = {
+    ("operator-use", "phi-core", "AgentMessage"): phi_messages,
+    ("operator-use", "phi-core", "SessionFile"): phi_messages,
+}
+"""(source, target, type) -> the first step of a conversion through phi-core, fused with the second
+(``phi_wire.convert``'s ``_fused``): the documents' phi-core messages made one at a time (as
+``FAST_CONVERTERS``' converter makes them, before phi-core's reader fills in its defaults), the
+call id -> tool name map carried, the losses added to the sink given."""
 
 FAST_SESSION_FILES: dict[
     tuple[str, str, str],
