@@ -32,9 +32,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from phi_wire.collector import CollectorPaused
 from phi_wire.formats import FORMATS, HUB, find
 from phi_wire.recognise import SPOKEN, Recognised, recognise, recognise_lines
-from phi_wire.serde import CollectorPaused
 
 from ._batches import Batches
 from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
