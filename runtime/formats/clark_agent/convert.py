@@ -24,13 +24,18 @@ Every loss names a JSON pointer into the *source* document (wire key names).
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from phi_wire.convert import FastConverter
 
-from ._events_from_phi import from_phi_core
 from ._fast_from_phi import events_from_phi, messages_from_phi
 from ._fast_to_phi import messages_to_phi
 from ._shared import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
-from ._to_phi import EventStreamToPhi, to_phi_core
+
+if TYPE_CHECKING:
+    from ._events_from_phi import from_phi_core
+    from ._to_phi import EventStreamToPhi, to_phi_core
 
 __all__ = [
     "FAST_CONVERTERS",
@@ -51,3 +56,21 @@ FAST_CONVERTERS: dict[tuple[str, str, str], FastConverter] = {
 """(source, target, type) -> the dict converter of the lines the source's fast path vouches
 for (``phi_wire.convert``'s seam: ``FastConverter``). clark-agent's events, whose conversion
 carries the run's state, have theirs on the stream converter: ``EventStreamToPhi.convert_dicts``."""
+
+_MODEL_CONVERTERS = {
+    "from_phi_core": "._events_from_phi",
+    "EventStreamToPhi": "._to_phi",
+    "to_phi_core": "._to_phi",
+}
+"""The converters of models, imported (with the models) when first used: the dict converters
+above need neither, and a fast conversion imports only them."""
+
+if not TYPE_CHECKING:  # hidden from type checkers: a wrong name stays an error for them
+
+    def __getattr__(name: str) -> object:
+        home = _MODEL_CONVERTERS.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home, __package__), name)
+        globals()[name] = value
+        return value
