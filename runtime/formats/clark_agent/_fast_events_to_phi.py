@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from phi_wire.convert import FastUnsupported, Loss, Losses, Place
+from phi_wire.convert import FastUnsupported, Place, PlacedLosses
 
 from ._fast_to_phi import _blocks, _free, _lose, _message
 from ._shared import _EPOCH, _ms_to_rfc3339
@@ -37,7 +37,7 @@ class _State:
     def __init__(self, run: Any) -> None:
         self.run = run
 
-    def loop_id(self, place: Place, losses: Losses) -> str:
+    def loop_id(self, place: Place, losses: PlacedLosses) -> str:
         identity = self.run.identity
         if identity is not None:
             _lose(losses, place, "invented", "phi-core requires loop_id: the run's run_id")
@@ -50,7 +50,7 @@ class _State:
         if type(own) is int:
             self.run.last_timestamp = own
 
-    def timestamp(self, place: Place, losses: Losses) -> str:
+    def timestamp(self, place: Place, losses: PlacedLosses) -> str:
         last = self.run.last_timestamp
         if last is None:
             _lose(losses, place, "invented", f"phi-core requires a timestamp: {_EPOCH}")
@@ -83,7 +83,7 @@ def _usage(usage: dict[str, Any]) -> dict[str, Any]:
 _ZERO_USAGE = dict.fromkeys(_USAGE_ORDER, 0)
 
 
-def _plain(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any] | None:
+def _plain(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
     """A clark message as phi-core's plain Message (TurnEnd.tool_results), or None."""
     converted = _message(message, place, losses)
     role = converted["role"]
@@ -116,7 +116,7 @@ def _plain(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, A
     return None
 
 
-def _delta(chunk: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any] | None:
+def _delta(chunk: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
     kind = chunk["kind"]
     if kind == "text":
         return {"Text": {"delta": chunk["delta"]}}
@@ -138,7 +138,7 @@ def _delta(chunk: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any
     return None  # reasoning_details: no StreamDelta carries items
 
 
-def _tool_result(result: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _tool_result(result: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     for key in ("is_error", "terminate"):
         if result.get(key):
             _lose(losses, (place, key), "dropped", f"phi-core's ToolResult has no {key}")
@@ -152,7 +152,7 @@ def _tool_result(result: dict[str, Any], place: Place, losses: Losses) -> dict[s
     return {"content": [_declared(block) for block in content], "details": details}
 
 
-def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -> Any:
+def _event(event: dict[str, Any], place: Place, losses: PlacedLosses, state: _State) -> Any:
     kind = event["type"]
     reason = _NO_COUNTERPART.get(kind)
     if reason is not None:
@@ -274,13 +274,13 @@ def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -
 
 def events_to_phi(
     documents: list[dict[str, Any]], run: Any
-) -> tuple[list[dict[str, Any]], list[Loss]]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """clark-agent events as phi-core's (one clark-agent has none for left out, a loss naming
     it), the run's state in ``run`` (``_to_phi._Run``) carried on; ``FastUnsupported`` leaves
     it as it was."""
     state = _State(run)
     saved = (run.turn_index, run.last_timestamp)
-    losses = Losses()
+    losses = PlacedLosses()
     converted = []
     try:
         for index, document in enumerate(documents):
@@ -290,4 +290,4 @@ def events_to_phi(
     except FastUnsupported:
         run.turn_index, run.last_timestamp = saved
         raise
-    return converted, list(losses)
+    return converted, losses

@@ -2,9 +2,9 @@
 gives them (lines clark-agent's fast path vouched for), the messages built in phi-core's writer
 key order (an LlmMessage is written through a ``serde_json::Value``: every key sorted; an
 ExtensionMessage in declaration order, its ``data`` sorted), the same losses at the same pointers
-as ``_to_phi`` (built only when a loss is found). A row this cannot convert exactly (a missing
-timestamp, which the reader stamps with the time of reading; a null, which it may read as
-absent; a number phi-wire's writer prints otherwise than Python's ``json``) raises
+as ``_to_phi`` (``PlacedLosses``: written only when a loss is read). A row this cannot convert
+exactly (a missing timestamp, which the reader stamps with the time of reading; a null, which it
+may read as absent; a number phi-wire's writer prints otherwise than Python's ``json``) raises
 ``FastUnsupported``: it takes the model path."""
 
 from __future__ import annotations
@@ -16,12 +16,10 @@ from typing import Any
 from phi_wire.convert import (
     SORTED_BY_PHI_CORE,
     FastUnsupported,
-    Loss,
-    Losses,
     LossKind,
     Place,
+    PlacedLosses,
     checked_number,
-    pointer_of,
 )
 
 from ._shared import _DATA_URL, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
@@ -31,8 +29,8 @@ __all__ = ["checked_free", "messages_to_phi"]
 _CARRIER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
-def _lose(losses: Losses, place: Place, kind: LossKind, reason: str) -> None:
-    losses.append(Loss(pointer_of(place), kind, reason))
+def _lose(losses: PlacedLosses, place: Place, kind: LossKind, reason: str) -> None:
+    losses.lose(place, kind, reason)  # its pointer written only if the loss is read
 
 
 def _sorted_free(value: Any) -> tuple[Any, bool]:
@@ -72,14 +70,14 @@ def checked_free(value: Any) -> None:
         checked_number(value)
 
 
-def _free(value: Any, key: str, place: Place, losses: Losses) -> Any:
+def _free(value: Any, key: str, place: Place, losses: PlacedLosses) -> Any:
     converted, reordered = _sorted_free(value)
     if reordered:
         _lose(losses, place, "changed", SORTED_BY_PHI_CORE.format(key=key))
     return converted
 
 
-def _image(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _image(block: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     if block.get("alt", "") is None or block.get("media_type", "") is None:
         raise FastUnsupported("a null the reader reads as absent")
     source = block["source"]
@@ -125,7 +123,7 @@ _THINKING_CHANGED = (
 )
 
 
-def _block(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _block(block: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     kind = block.get("type")
     if kind == "text":
         return {"text": block["text"], "type": "text"}
@@ -154,7 +152,7 @@ def _block(block: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any
     raise FastUnsupported(f"a block of type {kind!r}")
 
 
-def _blocks(blocks: list[Any], place: Place, losses: Losses) -> list[dict[str, Any]]:
+def _blocks(blocks: list[Any], place: Place, losses: PlacedLosses) -> list[dict[str, Any]]:
     return [_block(block, (place, index), losses) for index, block in enumerate(blocks)]
 
 
@@ -174,7 +172,7 @@ _NO_OTHER = 'phi-core has no "other": stop (end_turn back)'
 _I64_NEGATIVE = "negative: phi-core's u64 counter holds 0"
 
 
-def _assistant(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _assistant(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     timestamp = _timestamp(message)
     stop = message["stop_reason"]
     if stop == "other":
@@ -223,7 +221,7 @@ def _assistant(message: dict[str, Any], place: Place, losses: Losses) -> dict[st
     return out
 
 
-def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _message(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     role = message.get("role")
     if role == "assistant":
         return _assistant(message, place, losses)
@@ -267,12 +265,12 @@ def _message(message: dict[str, Any], place: Place, losses: Losses) -> dict[str,
 
 def messages_to_phi(
     documents: list[dict[str, Any]], kind: str
-) -> tuple[list[dict[str, Any]], list[Loss]]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """History rows (``AgentMessage``) as phi-core messages, and the losses."""
     if kind != "AgentMessage":
         raise FastUnsupported(kind)
-    losses = Losses()
+    losses = PlacedLosses()
     converted = [
         _message(document, (None, index), losses) for index, document in enumerate(documents)
     ]
-    return converted, list(losses)
+    return converted, losses
