@@ -28,7 +28,7 @@ def test_placed_losses_read_as_their_list() -> None:
     expected = []
     for index, place in enumerate(places):
         kind = ("dropped", "invented", "changed")[index]
-        placed.lose(place, kind, f"reason {index % 2}")
+        placed.lose((place, kind, f"reason {index % 2}"))
         expected.append(Loss(pointer_of(place), kind, f"reason {index % 2}"))
     assert list(placed) == expected and placed == expected and len(placed) == 3
     assert placed[2] == expected[2] and placed[1:] == expected[1:]

@@ -36,6 +36,7 @@ from ._types import Conversion, Loss, UnsupportedConversion
 __all__ = ["Batch", "Batches"]
 
 _KIND_REASON = operator.itemgetter(1, 2)
+_TEXT = operator.itemgetter(1)
 
 
 @dataclass
@@ -149,7 +150,7 @@ class Batches:
         document back, or one cannot be read or written as the fast path reads and writes."""
         assert self.fast is not None and self.kind is not None
         try:
-            documents = [parsed(text) for _, text in run]
+            documents = list(map(parsed, map(_TEXT, run)))
             nulls = self.nulls
             if nulls is not None:
                 for (_, text), document in zip(run, documents, strict=True):
@@ -160,7 +161,7 @@ class Batches:
         except (FastUnsupported, ValueError):
             return False
         try:
-            written = [dumped(document) for document in converted]
+            written = list(map(dumped, converted))
         except ValueError:
             if self.undo is not None:
                 self.undo()

@@ -7,7 +7,8 @@ events they point into."""
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator, Sequence
+import operator
+from collections.abc import Callable, Iterator, Sequence
 from typing import overload
 
 from ._fast import Place, pointer_of
@@ -16,34 +17,31 @@ from ._types import Loss, LossKind
 __all__ = ["PlacedLosses"]
 
 _NEW_TUPLE = tuple.__new__
+_KIND_REASON = operator.itemgetter(1, 2)
 
 
 class PlacedLosses(Sequence[Loss]):
-    """Losses as three columns (places, kinds, reasons); a ``Loss`` (its pointer written from
-    its place) made when it is read, ``counts`` without making any."""
+    """Losses as ``(place, kind, reason)`` entries; a ``Loss`` (its pointer written from its
+    place) made when it is read, ``counts`` without making any."""
 
-    __slots__ = ("kinds", "places", "reasons")
+    __slots__ = ("entries", "lose")
 
     def __init__(self) -> None:
-        self.places: list[Place] = []
-        self.kinds: list[LossKind] = []
-        self.reasons: list[str] = []
-
-    def lose(self, place: Place, kind: LossKind, reason: str) -> None:
-        self.places.append(place)
-        self.kinds.append(kind)
-        self.reasons.append(reason)
+        self.entries: list[tuple[Place, LossKind, str]] = []
+        self.lose: Callable[[tuple[Place, LossKind, str]], None] = self.entries.append
+        """Adds one ``(place, kind, reason)``: the list's own ``append``, a call in C (a big
+        input's converters add hundreds of thousands)."""
 
     def counts(self) -> dict[tuple[str, str], int]:
         """The losses counted by (kind, reason), in the order each first came (as
         ``loss_counts`` counts a list of them)."""
-        return dict(collections.Counter(zip(self.kinds, self.reasons, strict=True)))
+        return dict(collections.Counter(map(_KIND_REASON, self.entries)))
 
     def __len__(self) -> int:
-        return len(self.places)
+        return len(self.entries)
 
     def __iter__(self) -> Iterator[Loss]:
-        for place, kind, reason in zip(self.places, self.kinds, self.reasons, strict=True):
+        for place, kind, reason in self.entries:
             yield _NEW_TUPLE(Loss, (pointer_of(place), kind, reason))
 
     @overload
@@ -53,7 +51,8 @@ class PlacedLosses(Sequence[Loss]):
     def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
         if isinstance(index, slice):
             return list(self)[index]
-        return Loss(pointer_of(self.places[index]), self.kinds[index], self.reasons[index])
+        place, kind, reason = self.entries[index]
+        return Loss(pointer_of(place), kind, reason)
 
     def __eq__(self, other: object) -> bool:
         """Equal to a sequence of the same losses (a list, as the other converters give)."""
