@@ -16,6 +16,7 @@ from typing import assert_type, reveal_type
 
 import phi_wire
 import phi_wire.clark_agent as clark
+import phi_wire.convert as conversions
 import phi_wire.operator_use as ou
 import phi_wire.operator_use_d1cdaad8 as ou1
 import phi_wire.otel_genai as otel
@@ -27,7 +28,7 @@ import phi_wire.pi_1_5 as pi15
 import phi_wire.v0_8 as v8
 import phi_wire.v0_10 as v10
 from phi_wire import sse
-from phi_wire.convert import Conversion, convert
+from phi_wire.convert import Conversion, Document, Lost, convert, convert_file
 from phi_wire.convert.values import (
     AnyValue,
     ClarkAgentValue,
@@ -137,6 +138,10 @@ TARGET: str = "phi-core"
 assert_type(convert(session, target=TARGET).value, AnyValue)
 print(to_phi.value.no_such_attribute)  # error: has no attribute "no_such_attribute"
 convert(object())  # error: No overload variant of "convert" matches argument type "object"
+# phi_wire.convert imports its names when first used; a type checker sees each one as it is
+assert_type(convert_file("history.jsonl", target="phi-core"), Iterator[Document | Lost])
+assert_type(conversions.MAX_INPUT_BYTES, int)
+print(conversions.convert_fil)  # error: Module has no attribute "convert_fil"
 
 # --- SSE: the events asked for ---------------------------------------------------------------
 assert_type(sse.events("http://127.0.0.1:1/events"), Iterator[phi_wire.AgentEvent])

@@ -16,7 +16,6 @@ from contextlib import ExitStack, contextmanager, nullcontext, redirect_stdout
 from typing import TYPE_CHECKING, Any
 
 from phi_wire.remote import MissingExtra
-from phi_wire.validate import Record, Validation
 
 from ._shared import Output, UsageError
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from phi_wire.convert import AtomicFile, Named, Outputs
+    from phi_wire.validate import Record, Validation
 
 LOCAL = "local"
 """``--dask`` without an address: a ``LocalCluster`` started for the run."""

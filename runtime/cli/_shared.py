@@ -16,7 +16,6 @@ from typing import TextIO
 
 from phi_wire.formats import FORMATS, UnknownVersion, find
 from phi_wire.output import printable, write_all
-from phi_wire.validate import default_version
 
 PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
@@ -51,6 +50,8 @@ class OutputFailed(Exception):
 def checked_version(version: str | None, format: str = "phi-core") -> str:
     """``0.10``, ``0.10.0``, ``d1cdaad8b6``... as the registry spells the format's version (None:
     the format's default); a usage error otherwise."""
+    from phi_wire.validate import default_version  # not imported by every command's start-up
+
     try:
         return find(version or default_version(format), format).version
     except UnknownVersion as error:

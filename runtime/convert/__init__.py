@@ -40,44 +40,49 @@ for a ``.gz`` name).
 
 from __future__ import annotations
 
-from ._fast import (
-    FastConverter,
-    FastUnsupported,
-    Place,
-    checked_number,
-    fast_converter,
-    pointer_of,
-    via_hub,
-    written_pointer,
-)
-from ._files import Converted, convert_input
-from ._ids import DerivedId, DerivedIds, EntryIds, derived_id
-from ._inputs import (
-    MAX_INPUT_BYTES,
-    ConvertError,
-    Input,
-    Named,
-    input_of,
-    inputs_named,
-    read_input,
-)
-from ._library import Document, Lost, convert_file, convert_stream
-from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting, with_sorted_keys
-from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
-from ._route import CONVERTERS, SESSION_WRITERS, VIA_HUB, convert, to_session_file
-from ._session_file_stream import SessionFileStream
-from ._stream import NotStreamed, Stream, streamed
-from ._types import (
-    Conversion,
-    Loss,
-    LossColumns,
-    Losses,
-    LossKind,
-    UnsupportedConversion,
-    loss_counts,
-)
-from ._unread import NULL_READ_AS_ABSENT
-from ._write import AtomicFile, write_atomically
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what each name is, for type checkers; imported when first used (below)
+    from ._fast import (
+        FastConverter,
+        FastUnsupported,
+        Place,
+        checked_number,
+        fast_converter,
+        pointer_of,
+        via_hub,
+        written_pointer,
+    )
+    from ._files import Converted, convert_input
+    from ._ids import DerivedId, DerivedIds, EntryIds, derived_id
+    from ._inputs import (
+        MAX_INPUT_BYTES,
+        ConvertError,
+        Input,
+        Named,
+        input_of,
+        inputs_named,
+        read_input,
+    )
+    from ._library import Document, Lost, convert_file, convert_stream
+    from ._order import SORTED_BY_PHI_CORE, reordered_by_sorting, with_sorted_keys
+    from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
+    from ._placed import PlacedLosses
+    from ._route import CONVERTERS, SESSION_WRITERS, VIA_HUB, convert, to_session_file
+    from ._session_file_stream import SessionFileStream
+    from ._stream import NotStreamed, Stream, streamed
+    from ._types import (
+        Conversion,
+        Loss,
+        LossColumns,
+        Losses,
+        LossKind,
+        UnsupportedConversion,
+        loss_counts,
+    )
+    from ._unread import NULL_READ_AS_ABSENT
+    from ._write import AtomicFile, write_atomically
 
 __all__ = [
     "CONVERTERS",
@@ -107,6 +112,7 @@ __all__ = [
     "OutputRefused",
     "Outputs",
     "Place",
+    "PlacedLosses",
     "SessionFileStream",
     "Stream",
     "UnsupportedConversion",
@@ -132,3 +138,75 @@ __all__ = [
     "write_atomically",
     "written_pointer",
 ]
+
+_HOMES: dict[str, str] = {
+    "FastConverter": "_fast",
+    "FastUnsupported": "_fast",
+    "Place": "_fast",
+    "checked_number": "_fast",
+    "fast_converter": "_fast",
+    "pointer_of": "_fast",
+    "via_hub": "_fast",
+    "written_pointer": "_fast",
+    "Converted": "_files",
+    "convert_input": "_files",
+    "DerivedId": "_ids",
+    "DerivedIds": "_ids",
+    "EntryIds": "_ids",
+    "derived_id": "_ids",
+    "MAX_INPUT_BYTES": "_inputs",
+    "ConvertError": "_inputs",
+    "Input": "_inputs",
+    "Named": "_inputs",
+    "input_of": "_inputs",
+    "inputs_named": "_inputs",
+    "read_input": "_inputs",
+    "Document": "_library",
+    "Lost": "_library",
+    "convert_file": "_library",
+    "convert_stream": "_library",
+    "SORTED_BY_PHI_CORE": "_order",
+    "reordered_by_sorting": "_order",
+    "with_sorted_keys": "_order",
+    "OutputRefused": "_outputs",
+    "Outputs": "_outputs",
+    "output_name": "_outputs",
+    "plan_outputs": "_outputs",
+    "PlacedLosses": "_placed",
+    "CONVERTERS": "_route",
+    "SESSION_WRITERS": "_route",
+    "VIA_HUB": "_route",
+    "convert": "_route",
+    "to_session_file": "_route",
+    "SessionFileStream": "_session_file_stream",
+    "NotStreamed": "_stream",
+    "Stream": "_stream",
+    "streamed": "_stream",
+    "Conversion": "_types",
+    "Loss": "_types",
+    "LossColumns": "_types",
+    "Losses": "_types",
+    "LossKind": "_types",
+    "UnsupportedConversion": "_types",
+    "loss_counts": "_types",
+    "NULL_READ_AS_ABSENT": "_unread",
+    "AtomicFile": "_write",
+    "write_atomically": "_write",
+}
+"""Each public name -> the module that defines it. A name is imported when first used, so that
+``phi-wire convert``'s fast paths, which use a few of them, import only their modules (not the
+models, nor the engine: ``tests/test_convert_imports.py``)."""
+
+if not TYPE_CHECKING:  # hidden from type checkers: a wrong name stays an error for them
+
+    def __getattr__(name: str) -> object:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,7 +7,8 @@ would give them. Used for whole inputs (``_files._convert_batches``) and streame
 
 from __future__ import annotations
 
-import itertools
+import collections
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,9 +30,13 @@ from ._fast import (
     runs,
 )
 from ._inputs import ConvertError, Input
+from ._placed import PlacedLosses
 from ._types import Conversion, Loss, UnsupportedConversion
 
 __all__ = ["Batch", "Batches"]
+
+_KIND_REASON = operator.itemgetter(1, 2)
+_TEXT = operator.itemgetter(1)
 
 
 @dataclass
@@ -42,6 +47,10 @@ class Batch:
     written: list[str] = field(default_factory=list)
     read: list[tuple[str, Loss]] = field(default_factory=list)
     losses: list[tuple[str, Loss]] = field(default_factory=list)
+    counted: dict[tuple[str, str], int] = field(default_factory=dict)
+    """The converter's losses by (kind, reason), in the order each first came, where they are
+    counted, not placed (``Batches.places`` false): none of them is made (``PlacedLosses``:
+    no pointer written)."""
 
 
 class Batches:
@@ -77,8 +86,8 @@ class Batches:
         documents cannot be written as the fast path writes): a converter that carries a state
         from run to run takes that run's part back."""
         self.places = places
-        """Whether the converter's losses are given their ``file:line`` (else the file's name:
-        a caller that only counts them)."""
+        """Whether the converter's losses are given their ``file:line`` (else they are only
+        counted: ``Batch.counted``)."""
         self.kind: str | None = None
         self.converter: Callable[[list[Any]], Conversion[Any]] | None = None
         self.path: FastPath | None = None
@@ -141,7 +150,7 @@ class Batches:
         document back, or one cannot be read or written as the fast path reads and writes."""
         assert self.fast is not None and self.kind is not None
         try:
-            documents = [parsed(text) for _, text in run]
+            documents = list(map(parsed, map(_TEXT, run)))
             nulls = self.nulls
             if nulls is not None:
                 for (_, text), document in zip(run, documents, strict=True):
@@ -152,7 +161,7 @@ class Batches:
         except (FastUnsupported, ValueError):
             return False
         try:
-            written = [dumped(document) for document in converted]
+            written = list(map(dumped, converted))
         except ValueError:
             if self.undo is not None:
                 self.undo()
@@ -180,8 +189,15 @@ class Batches:
     def _converter_losses(
         self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
     ) -> None:
-        if not self.places:
-            done.losses += zip(itertools.repeat(self.source.name), losses, strict=False)
+        if not self.places:  # counted (in C), in the order each first came
+            counts = (
+                losses.counts()
+                if isinstance(losses, PlacedLosses)
+                else collections.Counter(map(_KIND_REASON, losses))
+            )
+            counted = done.counted
+            for key, count in counts.items():
+                counted[key] = counted.get(key, 0) + count
             return
         lines = [line for line, _ in run]
         for loss in losses:

@@ -28,7 +28,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeAlias
 
-from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from phi_wire.fastpath import FastPath, fast_path
@@ -144,19 +143,31 @@ class AbsentNulls:
     it lacks) is taken for one. Every instance of such a model fits, so none is missed; an
     object of another kind that happens to fit only sends its line to the model path."""
 
-    def __init__(self, shapes: dict[str, list[tuple[frozenset[str], frozenset[str] | None]]]):
-        self.shapes = shapes
+    def __init__(self, format: str, version: str) -> None:
+        self.format = format
+        self.version = version
+
+    @functools.cached_property
+    def shapes(self) -> dict[str, list[tuple[frozenset[str], frozenset[str] | None]]]:
         """key -> (required keys, all keys: None when the model keeps unknown ones) of each
-        model that does not write it when None."""
-        self.keys = frozenset(key.encode() for key in shapes)
+        model that does not write it when None: read from the models when a line first holds
+        a null (most inputs hold none, and their conversion never imports the models)."""
+        return _null_shapes(self.format, self.version)
+
+    @functools.cached_property
+    def keys(self) -> frozenset[bytes]:
+        return frozenset(key.encode() for key in self.shapes)
 
     def may_have(self, text: bytes) -> bool:
         """Whether a compact line has ``"key":null`` for such a key (as the writer spells keys:
         no escapes): a cheap first look before ``found``."""
         position = text.find(b'":null')
+        if position == -1:
+            return False  # no null: the models' shapes are not needed
+        keys = self.keys
         while position != -1:
             start = text.rfind(b'"', 0, position)
-            if text[start + 1 : position] in self.keys:
+            if text[start + 1 : position] in keys:
                 return True
             position = text.find(b'":null', position + 6)
         return False
@@ -183,7 +194,16 @@ class AbsentNulls:
 
 @functools.cache
 def absent_nulls(format: str, version: str) -> AbsentNulls | None:
-    """The ``AbsentNulls`` of ``format``'s ``version`` (None: its models have no such field)."""
+    """The ``AbsentNulls`` of ``format``'s ``version`` (its models read when a line first holds
+    a null: one whose models have no such field finds none)."""
+    return AbsentNulls(format, version)
+
+
+def _null_shapes(
+    format: str, version: str
+) -> dict[str, list[tuple[frozenset[str], frozenset[str] | None]]]:
+    from pydantic import BaseModel
+
     module = find(version, format).load()
     shapes: dict[str, list[tuple[frozenset[str], frozenset[str] | None]]] = {}
     for value in vars(module).values():
@@ -202,7 +222,7 @@ def absent_nulls(format: str, version: str) -> AbsentNulls | None:
         known = None if value.model_config.get("extra") == "allow" else frozenset(keys)
         for key in skipped:
             shapes.setdefault(key, []).append((required, known))
-    return AbsentNulls(shapes) if shapes else None
+    return shapes
 
 
 def negative_zero(text: bytes) -> bool:

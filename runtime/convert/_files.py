@@ -32,9 +32,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from phi_wire.collector import CollectorPaused
 from phi_wire.formats import FORMATS, HUB, find
 from phi_wire.recognise import SPOKEN, Recognised, recognise, recognise_lines
-from phi_wire.serde import CollectorPaused
 
 from ._batches import Batches
 from ._documents import MODULES, _dumped, _parsed, _problem, _read_documents, _unread, _where
@@ -118,7 +118,8 @@ def _is_session_header(document: Any) -> bool:
 def _recognised(source: Input, given: str | None) -> Recognised:
     """The format (and, for a session file, the type) of an input: given, or recognised."""
     parsed: list[Any] = []
-    for line, text in source.documents[:64]:
+    whole = None if source.lines else source.take_value()
+    for line, text in source.documents[:64] if whole is None else ():
         try:
             parsed.append(_parsed(source, line, text, given))
         except ConvertError:
@@ -126,6 +127,8 @@ def _recognised(source: Input, given: str | None) -> Recognised:
                 raise
             # a session file's reader skips a line that is not JSON (pi's, Operator-Use's):
             # ``_loaded`` names it as a loss; a JSONL file of another kind stops here
+    if whole is not None:  # parsed by ``input_of`` already
+        parsed.append(whole[0])
     found = recognise_lines(parsed) if source.lines else recognise(parsed[0])
     if given is not None:
         session = (
@@ -402,6 +405,8 @@ def _placed(source: Input, fast: FastConverted[Any]) -> list[tuple[str, Loss]]:
 
 def _convert_input(source: Input, given: str | None, target: str, version: str | None) -> Converted:
     if given == HUB:  # taken only for phi-core's own text, which recognising would parse again
+        if target in SESSION_FILES:
+            source.value = None  # not held while it parses the text its own way
         early = _fast_session_file(source, given, target, version)
         if early is not None:
             return early

@@ -17,7 +17,7 @@ import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from phi_wire import remote
 from phi_wire.recognise import parse
@@ -61,6 +61,15 @@ class Input:
     """(line number, bytes) of each document (a whole-file document: line 1)."""
     session: bool = False
     """An Operator-Use session file: one document, read whole."""
+    value: tuple[Any] | None = None
+    """A whole-file document's JSON as ``input_of`` parsed it to tell it is one (in a 1-tuple:
+    it may be null), until recognising it takes it (``take_value``): a big document (a 30 MB
+    Session) is not parsed a second time to be recognised, nor held after."""
+
+    def take_value(self) -> tuple[Any] | None:
+        """The parsed whole-file document, once (None: not parsed, or taken)."""
+        value, self.value = self.value, None
+        return value
 
 
 class Named(NamedTuple):
@@ -156,10 +165,10 @@ def input_of(name: str, raw: bytes) -> Input:
     if not data.strip():
         raise ConvertError(f"{name}: empty: nothing to convert")
     try:
-        parse(data)
+        value = parse(data)
     except (ValueError, RecursionError):
         pass  # not one JSON value: one per line
     else:
-        return Input(name, data, False, [(1, data)])
+        return Input(name, data, False, [(1, data)], value=(value,))
     documents = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()]
     return Input(name, data, True, documents)

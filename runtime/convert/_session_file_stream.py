@@ -31,9 +31,9 @@ from typing import IO, Any, Protocol
 
 from pydantic_core import to_json
 
+from phi_wire.collector import CollectorPaused
 from phi_wire.fastpath import fast_path
 from phi_wire.formats import FOLDERS, HUB
-from phi_wire.serde import CollectorPaused
 
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed

@@ -29,11 +29,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from phi_wire.collector import CollectorPaused
 from phi_wire.formats import FOLDERS, HUB, find
-from phi_wire.serde import CollectorPaused
+from phi_wire.recognise import parse
 
 from ._batches import Batches
-from ._documents import MODULES, _parsed, _read_documents
+from ._documents import MODULES, _read_documents
 from ._fast import FAST_MIN_BYTES, FastConverter, FastUnsupported, fast_converter
 from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._fused import second_step, second_steps
@@ -231,6 +232,8 @@ class Stream:
                     self.documents += len(batch)
                     self._lost(done.read, self.read, self.read_counts)
                     self._lost(done.losses, self.losses, self.counts)
+                    for key, count in done.counted.items():  # a batch only counted
+                        self.counts[key] = self.counts.get(key, 0) + count
                     self._later()
                     yield done.written
         finally:
@@ -414,7 +417,10 @@ def _started(
     source = Input(name, b"", True, first)
     # the first line one JSON value and a second line: the file is no single JSON value (its
     # whole text would have more after the first value), so JSONL, as ``input_of`` finds it
-    _parsed(source, *first[0])
+    try:
+        parse(first[0][1])
+    except (ValueError, RecursionError):
+        return None  # read whole, which words what is wrong (``_parsed``: not worded here)
     recognised = _recognised(source, given)
     if recognised.format not in MODULES or target not in MODULES:
         return None

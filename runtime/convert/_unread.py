@@ -17,9 +17,10 @@ import functools
 import typing
 from typing import Any, NamedTuple, TypeAlias
 
-from pydantic import BaseModel, RootModel
-
 from phi_wire.pointer import escape
+
+if typing.TYPE_CHECKING:
+    from pydantic import BaseModel, RootModel
 
 __all__ = ["NULL_READ_AS_ABSENT", "READER_DROPS", "STAMPED_NOW", "Unread", "unread", "unread_keys"]
 
@@ -75,6 +76,8 @@ def _fields(model: type[BaseModel]) -> dict[str, tuple[str, bool, bool]]:
 
 def _holds_models(annotation: Any, seen: set[int]) -> bool:
     """Whether a type (a union, a list, an alias...) has a model anywhere in it."""
+    from pydantic import BaseModel  # imported with the models: a fast conversion needs neither
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return True
     if id(annotation) in seen:
@@ -104,10 +107,12 @@ def unread(document: Any, value: Any, pointer: str = "") -> Unread:
     ``loads`` read from it: a model, a list of them, ...) does not hold, of the nulls in it
     read as absent (``NULL_READ_AS_ABSENT``), and of the keys it lacks that the reader stamped
     with the time (``STAMPED_NOW``)."""
+    from pydantic import BaseModel, RootModel  # as _holds_models
+
     found: list[Path] = []
     nulls: list[Path] = []
     stamped: list[Path] = []
-    _walk(document, value, None, (found, nulls, stamped))
+    _walk(document, value, None, (found, nulls, stamped), (BaseModel, RootModel))
     return Unread(
         *([_pointer(pointer, path) for path in paths] for paths in (found, nulls, stamped))
     )
@@ -120,12 +125,17 @@ def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
 
 
 def _walk(
-    document: Any, value: Any, path: Path, out: tuple[list[Path], list[Path], list[Path]]
+    document: Any,
+    value: Any,
+    path: Path,
+    out: tuple[list[Path], list[Path], list[Path]],
+    models: tuple[type[BaseModel], type[RootModel[Any]]],
 ) -> None:
     found, nulls, stamped = out
-    if isinstance(value, BaseModel):
-        if isinstance(value, RootModel):
-            _walk(document, value.root, path, out)
+    model, root_model = models
+    if isinstance(value, model):
+        if isinstance(value, root_model):
+            _walk(document, value.root, path, out, models)
             return
         if type(document) is not dict:
             return
@@ -138,15 +148,15 @@ def _walk(
             elif item is None and field[2] and getattr(value, field[0]) is None:
                 nulls.append((path, key))
             elif field[1]:
-                _walk(item, getattr(value, field[0]), (path, key), out)
+                _walk(item, getattr(value, field[0]), (path, key), out, models)
         stamped.extend((path, key) for key in _stamped_keys(type(value)) if key not in document)
     elif isinstance(value, list | tuple):
         if type(document) is list and len(document) == len(value):
             for index, (item, held) in enumerate(zip(document, value, strict=True)):
-                if isinstance(held, BaseModel | list | tuple | dict):
-                    _walk(item, held, (path, index), out)
+                if isinstance(held, model | list | tuple | dict):
+                    _walk(item, held, (path, index), out, models)
     elif isinstance(value, dict) and type(document) is dict:
         for key, item in document.items():
             held = value.get(key)  # a free-form value keeps its keys; a dict of models is walked
-            if isinstance(held, BaseModel | list | tuple | dict):
-                _walk(item, held, (path, key), out)
+            if isinstance(held, model | list | tuple | dict):
+                _walk(item, held, (path, key), out, models)

@@ -9,9 +9,13 @@ is said as such (``phi_wire.validate.byte_order_mark``), as validate says it.
 
 from __future__ import annotations
 
-from phi_wire.errors import WireError
-from phi_wire.serde import JsonValue, loads
-from phi_wire.validate import SERDE_FORMATS, byte_order_mark, explained
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from phi_wire.errors import WireError
+
+# The engine (``phi_wire.serde``) and validate's words are imported by the function that says
+# what is wrong: a conversion with nothing wrong never needs them.
 
 __all__ = ["not_json", "rejected"]
 
@@ -22,6 +26,10 @@ _HOME = "phi-core"
 def not_json(text: bytes, format: str | None) -> tuple[int, str]:
     """(the line of ``text`` where it goes wrong, 1-based; what is wrong) for a document that
     does not parse as JSON, read as ``format`` (None: not known yet, phi-core's words)."""
+    from phi_wire.errors import WireError
+    from phi_wire.serde import JsonValue, loads
+    from phi_wire.validate import SERDE_FORMATS, byte_order_mark, explained
+
     format = format or _HOME
     serde = format in SERDE_FORMATS
     bom = byte_order_mark(text, format, serde)
@@ -40,6 +48,8 @@ def rejected(error: WireError, text: bytes, format: str) -> str:
     """What ``format``'s ``loads`` said of ``text``, as validate says it: a byte order mark
     named as such, bytes that are not UTF-8 and lone surrogate escapes named
     (``phi_wire.validate.explained``)."""
+    from phi_wire.validate import SERDE_FORMATS, byte_order_mark, explained
+
     serde = format in SERDE_FORMATS
     bom = byte_order_mark(text, format, serde)
     if bom is not None:

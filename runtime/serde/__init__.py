@@ -9,7 +9,8 @@ this order, and each step is a module that knows nothing of the others:
    nothing in it.
 2. ``_full_report``: how much of an invalid document to report (a dense or huge one is judged
    array by array up to the first invalid item, ``_fail_fast``: the same verdict, bounded cost);
-   ``_collector`` pauses Python's cyclic collector while one document is judged.
+   ``CollectorPaused`` (``phi_wire.collector``) pauses Python's cyclic collector while one
+   document is judged.
 3. ``_scan``: one ``json`` pass over the bytes: serde_json's 127-level nesting limit, the
    numbers serde reads differently from Python, repeated keys.
 4. ``_numbers``: those numbers rewritten as serde_json reads them (``-0``, past u64, imprecise
@@ -29,17 +30,19 @@ this order, and each step is a module that knows nothing of the others:
 keys of ``serde_json::Value`` maps, f32, skipped fields), a model through its class's second
 serializer (``_write``: phi-core's ``LlmMessage`` written sorted by pydantic-core itself);
 ``_interrupts`` lets Ctrl-C through every serializer function. ``_schema`` bundles a type's
-JSON Schema. ``CollectorPaused`` (``_collector``) pauses Python's cyclic collector for a block:
-``loads`` per document, convert per input.
+JSON Schema. ``CollectorPaused`` (``phi_wire.collector``, outside the engine so that a conversion
+without models need not import it) pauses Python's cyclic collector for a block: ``loads`` per
+document, convert per input.
 
-The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, the registry
-(``phi_wire.formats``) and ``phi_wire.fastpath``; nothing above it (formats' folders, verbs).
+The engine imports only ``phi_wire.primitives``, ``errors``, ``pointer``, ``collector``, the
+registry (``phi_wire.formats``) and ``phi_wire.fastpath``; nothing above it (formats' folders,
+verbs).
 """
 
 from __future__ import annotations
 
+from ..collector import CollectorPaused
 from ._codec import Writable, dumps, loads
-from ._collector import CollectorPaused
 from ._error_translation import from_python_validation_error
 from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through, serialized
 from ._ordered_value import OrderedJsonValue

@@ -32,10 +32,10 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, PydanticSerializationError
 from typing_extensions import TypeForm
 
+from ..collector import CollectorPaused
 from ..errors import WireError, json_syntax_error
 from ..primitives import adapter, type_name
 from ._borrowed import find_escaped_borrowed, holds_borrowed
-from ._collector import CollectorPaused
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._full_report import searched_in_full

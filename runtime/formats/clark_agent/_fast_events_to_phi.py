@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from phi_wire.convert import FastUnsupported, Loss, Losses, Place
+from phi_wire.convert import FastUnsupported, Place, PlacedLosses
 
-from ._fast_to_phi import _blocks, _free, _lose, _message
+from ._fast_to_phi import _blocks, _free, _message
 from ._shared import _EPOCH, _ms_to_rfc3339
 
 __all__ = ["events_to_phi"]
@@ -28,6 +28,8 @@ _NO_COUNTERPART: dict[str, str] = {
         "phi-core's TurnRequest carries the provider payload, which this snapshot does not hold"
     ),
 }
+_LOOP_OF_RUN = "phi-core requires loop_id: the run's run_id"
+_NO_LOOP = "phi-core requires loop_id; no run_identified: empty"
 _USAGE_ORDER = ("input", "output", "reasoning", "cache_read", "cache_write", "total_tokens")
 
 
@@ -36,26 +38,25 @@ class _State:
 
     def __init__(self, run: Any) -> None:
         self.run = run
+        identity = run.identity  # one for the whole stream: its loop id written once a batch
+        self.loop = "" if identity is None else str(identity.run_id)
+        self.loop_reason = _NO_LOOP if identity is None else _LOOP_OF_RUN
 
-    def loop_id(self, place: Place, losses: Losses) -> str:
-        identity = self.run.identity
-        if identity is not None:
-            _lose(losses, place, "invented", "phi-core requires loop_id: the run's run_id")
-            return str(identity.run_id)
-        _lose(losses, place, "invented", "phi-core requires loop_id; no run_identified: empty")
-        return ""
+    def loop_id(self, place: Place, losses: PlacedLosses) -> str:
+        losses.lose((place, "invented", self.loop_reason))
+        return self.loop
 
     def remember(self, message: dict[str, Any]) -> None:
         own = message.get("timestamp")
         if type(own) is int:
             self.run.last_timestamp = own
 
-    def timestamp(self, place: Place, losses: Losses) -> str:
+    def timestamp(self, place: Place, losses: PlacedLosses) -> str:
         last = self.run.last_timestamp
         if last is None:
-            _lose(losses, place, "invented", f"phi-core requires a timestamp: {_EPOCH}")
+            losses.lose((place, "invented", f"phi-core requires a timestamp: {_EPOCH}"))
             return _EPOCH
-        _lose(losses, place, "invented", "phi-core requires a timestamp: the latest message's")
+        losses.lose((place, "invented", "phi-core requires a timestamp: the latest message's"))
         return _ms_to_rfc3339(last)
 
 
@@ -83,7 +84,7 @@ def _usage(usage: dict[str, Any]) -> dict[str, Any]:
 _ZERO_USAGE = dict.fromkeys(_USAGE_ORDER, 0)
 
 
-def _plain(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any] | None:
+def _plain(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
     """A clark message as phi-core's plain Message (TurnEnd.tool_results), or None."""
     converted = _message(message, place, losses)
     role = converted["role"]
@@ -112,39 +113,39 @@ def _plain(message: dict[str, Any], place: Place, losses: Losses) -> dict[str, A
             "isError": converted["isError"],
             "timestamp": converted["timestamp"],
         }
-    _lose(losses, place, "dropped", "phi-core's TurnEnd.tool_results holds LLM messages only")
+    losses.lose((place, "dropped", "phi-core's TurnEnd.tool_results holds LLM messages only"))
     return None
 
 
-def _delta(chunk: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any] | None:
+def _delta(chunk: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
     kind = chunk["kind"]
     if kind == "text":
         return {"Text": {"delta": chunk["delta"]}}
     if kind == "reasoning":
         return {"Thinking": {"delta": chunk["delta"]}}
     if kind == "thinking":
-        _lose(losses, (place, "kind"), "changed", "tag-elicited thinking: a Thinking delta")
+        losses.lose(((place, "kind"), "changed", "tag-elicited thinking: a Thinking delta"))
         return {"Thinking": {"delta": chunk["delta"]}}
     if kind == "tool_call_delta":
-        _lose(losses, (place, "index"), "dropped", "phi-core's ToolCallDelta has no index")
+        losses.lose(((place, "index"), "dropped", "phi-core's ToolCallDelta has no index"))
         for key in ("id_delta", "name_delta"):
             if chunk.get(key) is not None:
                 reason = f"phi-core's ToolCallDelta has no {key}"
-                _lose(losses, (place, key), "dropped", reason)
+                losses.lose(((place, key), "dropped", reason))
         arguments = chunk.get("arguments_delta")
         if arguments is None:
-            _lose(losses, place, "invented", "no arguments_delta: an empty delta")
+            losses.lose((place, "invented", "no arguments_delta: an empty delta"))
         return {"ToolCallDelta": {"delta": arguments or ""}}
     return None  # reasoning_details: no StreamDelta carries items
 
 
-def _tool_result(result: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _tool_result(result: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     for key in ("is_error", "terminate"):
         if result.get(key):
-            _lose(losses, (place, key), "dropped", f"phi-core's ToolResult has no {key}")
+            losses.lose(((place, key), "dropped", f"phi-core's ToolResult has no {key}"))
     if result.get("narration") is not None:
         reason = "phi-core's ToolResult has no narration"
-        _lose(losses, (place, "narration"), "dropped", reason)
+        losses.lose(((place, "narration"), "dropped", reason))
     content = _blocks(result["content"], (place, "content"), losses)
     details = result.get("details")
     if details is not None:
@@ -152,17 +153,17 @@ def _tool_result(result: dict[str, Any], place: Place, losses: Losses) -> dict[s
     return {"content": [_declared(block) for block in content], "details": details}
 
 
-def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -> Any:
+def _event(event: dict[str, Any], place: Place, losses: PlacedLosses, state: _State) -> Any:
     kind = event["type"]
     reason = _NO_COUNTERPART.get(kind)
     if reason is not None:
-        _lose(losses, place, "dropped", reason)
+        losses.lose((place, "dropped", reason))
         return None
     if kind == "message_update":
         delta = _delta(event["chunk"], (place, "chunk"), losses)
         if delta is None:
             reason = "phi-core's StreamDelta has no reasoning-details delta"
-            _lose(losses, place, "dropped", reason)
+            losses.lose((place, "dropped", reason))
             return None
         loop_id = state.loop_id(place, losses)
         partial = _message(event["partial"], (place, "partial"), losses)
@@ -225,8 +226,8 @@ def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -
         }
     if kind == "turn_start":
         state.run.turn_index += 1
-        _lose(losses, place, "invented", "phi-core requires turn_index: counted from turn_start")
-        _lose(losses, place, "invented", "phi-core requires triggered_by: User")
+        losses.lose((place, "invented", "phi-core requires turn_index: counted from turn_start"))
+        losses.lose((place, "invented", "phi-core requires triggered_by: User"))
         return {
             "type": "TurnStart",
             "loop_id": state.loop_id(place, losses),
@@ -236,7 +237,7 @@ def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -
         }
     if kind == "agent_start":
         for key in ("agent_id", "session_id"):
-            _lose(losses, place, "invented", f"phi-core requires {key}: empty")
+            losses.lose((place, "invented", f"phi-core requires {key}: empty"))
         return {
             "type": "AgentStart",
             "agent_id": "",
@@ -254,7 +255,7 @@ def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -
             for index, message in enumerate(event["messages"])
         ]
         reason = "phi-core requires the run's usage: the messages' sum"
-        _lose(losses, place, "invented", reason)
+        losses.lose((place, "invented", reason))
         total = dict(_ZERO_USAGE)
         for message in messages:
             counts = message.get("usage")
@@ -274,13 +275,13 @@ def _event(event: dict[str, Any], place: Place, losses: Losses, state: _State) -
 
 def events_to_phi(
     documents: list[dict[str, Any]], run: Any
-) -> tuple[list[dict[str, Any]], list[Loss]]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """clark-agent events as phi-core's (one clark-agent has none for left out, a loss naming
     it), the run's state in ``run`` (``_to_phi._Run``) carried on; ``FastUnsupported`` leaves
     it as it was."""
     state = _State(run)
     saved = (run.turn_index, run.last_timestamp)
-    losses = Losses()
+    losses = PlacedLosses()
     converted = []
     try:
         for index, document in enumerate(documents):
@@ -290,4 +291,4 @@ def events_to_phi(
     except FastUnsupported:
         run.turn_index, run.last_timestamp = saved
         raise
-    return converted, list(losses)
+    return converted, losses

@@ -1,8 +1,8 @@
 """clark-agent 0.4 history rows -> phi-core 0.10 messages, dict to dict: the rows as ``json.loads``
 gives them (lines clark-agent's fast path vouched for), the messages built in phi-core's writer
 key order (an LlmMessage is written through a ``serde_json::Value``: every key sorted; an
-ExtensionMessage in declaration order, its ``data`` sorted), the same losses at the same
-pointers as ``_to_phi`` (each written only when its loss is read). A row this cannot convert
+ExtensionMessage in declaration order, its ``data`` sorted), the same losses at the same pointers
+as ``_to_phi`` (``PlacedLosses``: written only when a loss is read). A row this cannot convert
 exactly (a missing timestamp, which the reader stamps with the time of reading; a null, which it
 may read as absent; a number phi-wire's writer prints otherwise than Python's ``json``) raises
 ``FastUnsupported``: it takes the model path."""
@@ -10,19 +10,14 @@ may read as absent; a number phi-wire's writer prints otherwise than Python's ``
 from __future__ import annotations
 
 import json
-from typing import Any, TypeAlias
+from typing import Any
 
 from phi_wire.convert import (
     SORTED_BY_PHI_CORE,
     FastUnsupported,
-    Loss,
-    LossColumns,
-    Losses,
-    LossKind,
     Place,
+    PlacedLosses,
     checked_number,
-    pointer_of,
-    written_pointer,
 )
 
 from ._shared import _DATA_URL, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
@@ -30,18 +25,6 @@ from ._shared import _DATA_URL, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
 __all__ = ["checked_free", "messages_to_phi"]
 
 _CARRIER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-
-
-Sink: TypeAlias = "Losses | LossColumns"
-"""Where a converter's losses go: a list (the events' converter's), or columns whose pointers are
-written only if the loss is read (``messages_to_phi``'s)."""
-
-
-def _lose(losses: Sink, place: Place, kind: LossKind, reason: str) -> None:
-    if isinstance(losses, LossColumns):
-        losses.place(place, kind, reason)  # its pointer written only if the loss is read
-    else:
-        losses.append(Loss(pointer_of(place), kind, reason))
 
 
 def _sorted_free(value: Any) -> tuple[Any, bool]:
@@ -90,14 +73,14 @@ def checked_free(value: Any) -> None:
         checked_number(value)
 
 
-def _free(value: Any, key: str, place: Place, losses: Sink) -> Any:
+def _free(value: Any, key: str, place: Place, losses: PlacedLosses) -> Any:
     converted, reordered = _sorted_free(value)
     if reordered:
-        _lose(losses, place, "changed", SORTED_BY_PHI_CORE.format(key=key))
+        losses.lose((place, "changed", SORTED_BY_PHI_CORE.format(key=key)))
     return converted
 
 
-def _image(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
+def _image(block: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     if block.get("alt", "") is None or block.get("media_type", "") is None:
         raise FastUnsupported("a null the reader reads as absent")
     source = block["source"]
@@ -106,33 +89,36 @@ def _image(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     if match is not None:
         mime, data = match.group(1), match.group(2)
         if media_type is None:
-            _lose(
-                losses,
-                place,
-                "changed",
-                "no media_type: converting back writes the data URL's type",
+            losses.lose(
+                (
+                    place,
+                    "changed",
+                    "no media_type: converting back writes the data URL's type",
+                )
             )
         elif media_type != mime:
-            _lose(
-                losses,
-                (place, "media_type"),
-                "dropped",
-                f"phi-core's mimeType is the data URL's type ({mime})",
+            losses.lose(
+                (
+                    (place, "media_type"),
+                    "dropped",
+                    f"phi-core's mimeType is the data URL's type ({mime})",
+                )
             )
     else:
         data = source
         mime = media_type or ""
-        _lose(
-            losses,
-            (place, "source"),
-            "changed",
-            "not a base64 data: URL: phi-core's image data holds base64 bytes, so the URL is kept "
-            "in data as-is (fetch it before sending the message to a provider)",
+        losses.lose(
+            (
+                (place, "source"),
+                "changed",
+                "not a base64 data: URL: phi-core's image data holds base64 bytes, so the URL is "
+                "kept in data as-is (fetch it before sending the message to a provider)",
+            )
         )
         if media_type is None:
-            _lose(losses, place, "invented", "phi-core requires a mimeType: empty")
+            losses.lose((place, "invented", "phi-core requires a mimeType: empty"))
     if "alt" in block:
-        _lose(losses, (place, "alt"), "dropped", "phi-core's image has no alt text")
+        losses.lose(((place, "alt"), "dropped", "phi-core's image has no alt text"))
     return {"data": data, "mimeType": mime, "type": "image"}
 
 
@@ -143,7 +129,7 @@ _THINKING_CHANGED = (
 )
 
 
-def _block(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
+def _block(block: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     kind = block.get("type")
     if kind == "text":
         return {"text": block["text"], "type": "text"}
@@ -162,7 +148,7 @@ def _block(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     if kind == "image":
         return _image(block, place, losses)
     if kind == "thinking":
-        _lose(losses, (place, "type"), "changed", _THINKING_CHANGED)
+        losses.lose(((place, "type"), "changed", _THINKING_CHANGED))
         return {"thinking": block["text"], "type": "thinking"}
     if kind == "reasoning_details":
         details = block["details"]
@@ -172,7 +158,7 @@ def _block(block: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
     raise FastUnsupported(f"a block of type {kind!r}")
 
 
-def _blocks(blocks: list[Any], place: Place, losses: Sink) -> list[dict[str, Any]]:
+def _blocks(blocks: list[Any], place: Place, losses: PlacedLosses) -> list[dict[str, Any]]:
     return [_block(block, (place, index), losses) for index, block in enumerate(blocks)]
 
 
@@ -190,38 +176,52 @@ _ONE_TEXT_BLOCK = (
 )
 _NO_OTHER = 'phi-core has no "other": stop (end_turn back)'
 _I64_NEGATIVE = "negative: phi-core's u64 counter holds 0"
-_NO_MODEL = tuple(
-    f"phi-core requires {key}; clark-agent has none: empty" for key in ("model", "provider")
-)
+_NO_MODEL = "phi-core requires model; clark-agent has none: empty"
+_NO_PROVIDER = "phi-core requires provider; clark-agent has none: empty"
 
 
-def _assistant(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
+def _clamped(usage: dict[str, Any], place: Place, losses: PlacedLosses) -> tuple[int, ...]:
+    """A usage with a negative counter: each one 0 (phi-core's u64), a loss each, in
+    ``USAGE_FIELDS``' order; (input, output, cache write, cache read)."""
+    counts: dict[str, int] = {}
+    for clark_key, phi_key in USAGE_FIELDS.items():
+        count = usage.get(clark_key, 0)
+        if count < 0:
+            losses.lose((((place, "usage"), clark_key), "changed", _I64_NEGATIVE))
+            count = 0
+        counts[phi_key] = count
+    return counts["input"], counts["output"], counts["cache_write"], counts["cache_read"]
+
+
+def _assistant(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     timestamp = _timestamp(message)
     stop = message["stop_reason"]
     if stop == "other":
-        _lose(
-            losses,
-            (place, "stop_reason"),
-            "changed",
-            'phi-core has no "other": stop (end_turn back)',
+        losses.lose(
+            (
+                (place, "stop_reason"),
+                "changed",
+                'phi-core has no "other": stop (end_turn back)',
+            )
         )
-    for reason in _NO_MODEL:
-        _lose(losses, place, "invented", reason)
+    losses.lose((place, "invented", _NO_MODEL))
+    losses.lose((place, "invented", _NO_PROVIDER))
     usage = message.get("usage")
-    counts = {"input": 0, "output": 0, "cache_write": 0, "cache_read": 0}
     if usage is None:
         if "usage" in message:
             raise FastUnsupported("a null usage")
-        _lose(losses, place, "invented", "no usage: phi-core requires one: all zero")
+        losses.lose((place, "invented", "no usage: phi-core requires one: all zero"))
+        input_ = output = cache_write = cache_read = 0
     else:
         if not any(usage.values()):
-            _lose(losses, (place, "usage"), "changed", "all zero: it comes back as no usage at all")
-        for clark_key, phi_key in USAGE_FIELDS.items():
-            count = usage.get(clark_key, 0)
-            if count < 0:
-                _lose(losses, ((place, "usage"), clark_key), "changed", _I64_NEGATIVE)
-                count = 0
-            counts[phi_key] = count
+            losses.lose(((place, "usage"), "changed", "all zero: it comes back as no usage at all"))
+        get = usage.get
+        input_ = get("input_tokens", 0)
+        output = get("output_tokens", 0)
+        cache_write = get("cache_creation_input_tokens", 0)
+        cache_read = get("cache_read_input_tokens", 0)
+        if input_ < 0 or output < 0 or cache_write < 0 or cache_read < 0:
+            input_, output, cache_write, cache_read = _clamped(usage, place, losses)
     out: dict[str, Any] = {"content": _blocks(message["content"], (place, "content"), losses)}
     if "error_message" in message:
         error = message["error_message"]
@@ -234,17 +234,17 @@ def _assistant(message: dict[str, Any], place: Place, losses: Sink) -> dict[str,
     out["stopReason"] = STOP_REASON_TO_PHI[stop]
     out["timestamp"] = timestamp
     out["usage"] = {
-        "cache_read": counts["cache_read"],
-        "cache_write": counts["cache_write"],
-        "input": counts["input"],
-        "output": counts["output"],
+        "cache_read": cache_read,
+        "cache_write": cache_write,
+        "input": input_,
+        "output": output,
         "reasoning": 0,
         "total_tokens": 0,
     }
     return out
 
 
-def _message(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, Any]:
+def _message(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     role = message.get("role")
     if role == "assistant":
         return _assistant(message, place, losses)
@@ -254,7 +254,7 @@ def _message(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, A
             if key in message:
                 if message[key] is None:
                     raise FastUnsupported(f"a null {key}")
-                _lose(losses, (place, key), "dropped", f"phi-core's toolResult has no {key}")
+                losses.lose(((place, key), "dropped", f"phi-core's toolResult has no {key}"))
         return {
             "content": _blocks(message["content"], (place, "content"), losses),
             "isError": message.get("is_error", False),
@@ -270,7 +270,7 @@ def _message(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, A
             blocks = [{"text": content, "type": "text"}]
         else:
             if len(content) == 1 and content[0]["type"] == "text":
-                _lose(losses, (place, "content"), "changed", _ONE_TEXT_BLOCK)
+                losses.lose(((place, "content"), "changed", _ONE_TEXT_BLOCK))
             blocks = _blocks(content, (place, "content"), losses)
         return {"content": blocks, "role": "user", "timestamp": timestamp}
     if role == "system":
@@ -278,8 +278,8 @@ def _message(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, A
         return {"role": "extension", "kind": SYSTEM_KIND, "data": data}
     if role == "custom":
         _timestamp(message)
-        _lose(
-            losses, (place, "timestamp"), "dropped", "phi-core's ExtensionMessage has no timestamp"
+        losses.lose(
+            ((place, "timestamp"), "dropped", "phi-core's ExtensionMessage has no timestamp")
         )
         payload = _free(message.get("payload"), "payload", place, losses)
         return {"role": "extension", "kind": message["kind"], "data": payload}
@@ -288,12 +288,11 @@ def _message(message: dict[str, Any], place: Place, losses: Sink) -> dict[str, A
 
 def messages_to_phi(
     documents: list[dict[str, Any]], kind: str
-) -> tuple[list[dict[str, Any]], LossColumns]:
-    """History rows (``AgentMessage``) as phi-core messages, and the losses (each pointer
-    written only if its loss is read: a run that counts them writes none)."""
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
+    """History rows (``AgentMessage``) as phi-core messages, and the losses."""
     if kind != "AgentMessage":
         raise FastUnsupported(kind)
-    losses = LossColumns(written_pointer)
+    losses = PlacedLosses()
     converted = [
         _message(document, (None, index), losses) for index, document in enumerate(documents)
     ]

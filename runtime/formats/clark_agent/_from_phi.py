@@ -14,14 +14,33 @@ from phi_wire.convert import Losses as _Losses
 from phi_wire.pointer import extended as _at
 
 from ._shared import (
-    PHI_LLM,
-    PHI_PLAIN,
+    _I64_MAX,
     STOP_REASON_FROM_PHI,
     STOP_REASON_TO_PHI,
     SYSTEM_KIND,
+    USAGE_FIELDS,
     _is_zero_usage,
-    _usage_from_phi,
 )
+
+PHI_LLM = (phi.LlmUserMessage, phi.LlmAssistantMessage, phi.LlmToolResultMessage)
+PHI_PLAIN = (phi.UserMessage, phi.AssistantMessage, phi.ToolResultMessage)
+
+
+def _usage_from_phi(usage: Any, pointer: str, losses: _Losses) -> Any:
+    values: dict[str, int] = {}
+    for clark_key, phi_key in USAGE_FIELDS.items():
+        count = getattr(usage, phi_key)
+        if count > _I64_MAX:
+            losses.add(
+                _at(pointer, phi_key), "changed", "above i64::MAX: clark-agent's i64 holds it"
+            )
+            count = _I64_MAX
+        values[clark_key] = count
+    for phi_key in ("reasoning", "total_tokens"):
+        if getattr(usage, phi_key):
+            losses.add(_at(pointer, phi_key), "dropped", "clark-agent's Usage has no such counter")
+    return clark.Usage(**values)
+
 
 # --- phi-core -> clark-agent ------------------------------------------------------------------
 

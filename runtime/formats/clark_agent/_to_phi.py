@@ -25,13 +25,34 @@ from ._fast_events_to_phi import events_to_phi
 from ._shared import (
     _DATA_URL,
     _EPOCH,
-    CLARK_MESSAGES,
     STOP_REASON_TO_PHI,
     SYSTEM_KIND,
+    USAGE_FIELDS,
     _is_zero_usage,
     _ms_to_rfc3339,
-    _usage_to_phi,
 )
+
+CLARK_MESSAGES = (
+    clark.SystemMessage,
+    clark.UserMessage,
+    clark.AssistantMessage,
+    clark.ToolResultMessage,
+    clark.CustomMessage,
+)
+
+
+def _usage_to_phi(usage: Any, pointer: str, losses: _Losses) -> Any:
+    values: dict[str, int] = {}
+    for clark_key, phi_key in USAGE_FIELDS.items():
+        count = getattr(usage, clark_key)
+        if count < 0:
+            losses.add(
+                _at(pointer, clark_key), "changed", "negative: phi-core's u64 counter holds 0"
+            )
+            count = 0
+        values[phi_key] = count
+    return phi.Usage(**values)
+
 
 # --- blocks: clark-agent -> phi-core ----------------------------------------------------------
 
@@ -394,7 +415,7 @@ class EventStreamToPhi:
 
     def convert_dicts(
         self, documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+    ) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
         """The next events of the stream as JSON (lines clark-agent's fast path vouched for),
         converted dict to dict with this stream's state (``_fast_events_to_phi``): what
         ``convert`` gives for their models, as phi-core's JSON."""

@@ -24,16 +24,19 @@ Every loss names a JSON pointer into the *source* document (wire key names).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phi_wire.convert import FastConverter, Losses
 
-from ._events_from_phi import from_phi_core
 from ._fast_from_phi import events_from_phi, message_from_phi, messages_from_phi
 from ._fast_to_phi import messages_to_phi
 from ._shared import STOP_REASON_FROM_PHI, STOP_REASON_TO_PHI, SYSTEM_KIND, USAGE_FIELDS
-from ._to_phi import EventStreamToPhi, to_phi_core
+
+if TYPE_CHECKING:
+    from ._events_from_phi import from_phi_core
+    from ._to_phi import EventStreamToPhi, to_phi_core
 
 __all__ = [
     "FAST_CONVERTERS",
@@ -63,3 +66,21 @@ FUSED_SECOND_STEPS: dict[
 first (``phi_wire.convert``'s ``_fused``): one phi-core message as the first step made it (its
 free values checked there), its index in the input's phi-core form and the losses' list -> the
 document ``FAST_CONVERTERS``' converter makes of it."""
+
+_MODEL_CONVERTERS = {
+    "from_phi_core": "._events_from_phi",
+    "EventStreamToPhi": "._to_phi",
+    "to_phi_core": "._to_phi",
+}
+"""The converters of models, imported (with the models) when first used: the dict converters
+above need neither, and a fast conversion imports only them."""
+
+if not TYPE_CHECKING:  # hidden from type checkers: a wrong name stays an error for them
+
+    def __getattr__(name: str) -> object:
+        home = _MODEL_CONVERTERS.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home, __package__), name)
+        globals()[name] = value
+        return value

@@ -1,5 +1,7 @@
 """Python's cyclic garbage collector, paused while ``loads`` judges one document (and while
-``phi_wire.convert`` converts one input: its models are held until it is written).
+``phi_wire.convert`` converts one input: its models are held until it is written). A module of
+its own, with no import beyond ``gc``: a conversion without models pauses it without importing
+the engine (``phi_wire.serde``, which re-exports it).
 
 Judging builds many short-lived containers that hold no cycle: the document as parsed and, for an
 invalid one, pydantic's errors, each holding a new copy of its input (the whole document, for a
