@@ -8,7 +8,7 @@ JSONL file of phi-core messages or clark-agent history rows, counted (never time
 * The session file goes to ``AtomicFile`` as the writer's bytes, never as text decoded and
   encoded again.
 * The message ids (``DerivedIds``) are ``derived_id``'s, byte for byte, the name's hash taken once.
-* ``LossColumns`` given ``written_pointer`` writes a pointer only when its loss is read.
+* ``PlacedLosses`` writes a pointer only when its loss is read.
 """
 
 from __future__ import annotations
@@ -33,17 +33,16 @@ from test_convert_session_file_stream import (  # noqa: F401 (fixtures: found by
 
 import phi_wire.convert
 import phi_wire.convert._fast as convert_fast
-import phi_wire.formats.clark_agent._fast_to_phi as clark_to_phi
+import phi_wire.convert._placed as convert_placed
 import phi_wire.formats.operator_use._entries_from_phi as entries_from_phi
 from phi_wire.convert import (
     VIA_HUB,
     AtomicFile,
     DerivedIds,
     Loss,
-    LossColumns,
+    PlacedLosses,
     derived_id,
     pointer_of,
-    written_pointer,
 )
 
 
@@ -57,7 +56,7 @@ def _counting_pointers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         return real(place)
 
     monkeypatch.setattr(convert_fast, "pointer_of", counted)
-    monkeypatch.setattr(clark_to_phi, "pointer_of", counted)
+    monkeypatch.setattr(convert_placed, "pointer_of", counted)
     return written
 
 
@@ -167,26 +166,26 @@ def test_derived_ids_are_derived_id(name: str, index: int, content: str) -> None
     assert ids.of(index, utf8) == expected
 
 
-def test_loss_columns_write_a_pointer_only_when_its_loss_is_read(
+def test_placed_losses_write_a_pointer_only_when_its_loss_is_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Counted, none written; read, each written then, the same losses as built at once (and
     equal to their list)."""
     written = _counting_pointers(monkeypatch)
-    losses = LossColumns(written_pointer)
+    losses = PlacedLosses()
     places: list[Any] = [(None, 3), ((None, 3), "a/b"), (((None, 3), "content"), 0), None]
     for place in places:
-        losses.place(place, "dropped", "r")
-    losses.add("/9/x", "changed", "s")
+        losses.lose((place, "dropped", "r"))
+    losses.lose(((None, 9), "changed", "s"))
     assert phi_wire.convert.loss_counts(losses) == {("dropped", "r"): 4, ("changed", "s"): 1}
     assert written == []
     expected = [Loss(pointer_of(place), "dropped", "r") for place in places]
-    expected.append(Loss("/9/x", "changed", "s"))
+    expected.append(Loss("/9", "changed", "s"))
     written.clear()
     assert list(losses) == expected
-    assert [loss.pointer for loss in losses] == ["/3", "/3/a~1b", "/3/content/0", "", "/9/x"]
+    assert [loss.pointer for loss in losses] == ["/3", "/3/a~1b", "/3/content/0", "", "/9"]
     assert losses[1] == expected[1] and losses == expected
-    assert len(written) == 4 * 3 + 1  # read three times, and one by index
+    assert len(written) == 5 * 3 + 1  # read three times, and one by index
 
 
 @given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 2**60)))

@@ -52,7 +52,6 @@ if TYPE_CHECKING:  # what each name is, for type checkers; imported when first u
         fast_converter,
         pointer_of,
         via_hub,
-        written_pointer,
     )
     from ._files import Converted, convert_input
     from ._ids import DerivedId, DerivedIds, EntryIds, derived_id
@@ -136,7 +135,6 @@ __all__ = [
     "via_hub",
     "with_sorted_keys",
     "write_atomically",
-    "written_pointer",
 ]
 
 _HOMES: dict[str, str] = {
@@ -147,7 +145,6 @@ _HOMES: dict[str, str] = {
     "fast_converter": "_fast",
     "pointer_of": "_fast",
     "via_hub": "_fast",
-    "written_pointer": "_fast",
     "Converted": "_files",
     "convert_input": "_files",
     "DerivedId": "_ids",

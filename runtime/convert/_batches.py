@@ -7,7 +7,6 @@ would give them. Used for whole inputs (``_files._convert_batches``) and streame
 
 from __future__ import annotations
 
-import collections
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,12 +29,10 @@ from ._fast import (
     runs,
 )
 from ._inputs import ConvertError, Input
-from ._placed import PlacedLosses
-from ._types import Conversion, Loss, UnsupportedConversion
+from ._types import Conversion, Loss, UnsupportedConversion, loss_counts
 
 __all__ = ["Batch", "Batches"]
 
-_KIND_REASON = operator.itemgetter(1, 2)
 _TEXT = operator.itemgetter(1)
 
 
@@ -190,11 +187,7 @@ class Batches:
         self, run: list[tuple[int, bytes]], losses: Sequence[Loss], done: Batch
     ) -> None:
         if not self.places:  # counted (in C), in the order each first came
-            counts = (
-                losses.counts()
-                if isinstance(losses, PlacedLosses)
-                else collections.Counter(map(_KIND_REASON, losses))
-            )
+            counts = loss_counts(losses)
             counted = done.counted
             for key, count in counts.items():
                 counted[key] = counted.get(key, 0) + count

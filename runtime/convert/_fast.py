@@ -54,7 +54,6 @@ __all__ = [
     "pointer_of",
     "runs",
     "via_hub",
-    "written_pointer",
 ]
 
 FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], Sequence[Loss]]]
@@ -298,14 +297,6 @@ def pointer_of(place: Place) -> str:
             tokens.append(escape(token))
     tokens.append("")
     return "/".join(reversed(tokens))
-
-
-def written_pointer(pointer: object) -> str:
-    """A pointer kept as written (``str``), or as its place (``Place``): written (``LossColumns``
-    given this writes each only when its loss is read)."""
-    if type(pointer) is str:
-        return pointer
-    return pointer_of(pointer)  # type: ignore[arg-type]
 
 
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")

@@ -7,8 +7,16 @@ from __future__ import annotations
 import collections
 import functools
 import operator
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Generic, Literal, NamedTuple, overload
+from collections.abc import Iterator, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Generic,
+    Literal,
+    NamedTuple,
+    Protocol,
+    overload,
+    runtime_checkable,
+)
 
 from typing_extensions import TypeVar
 
@@ -17,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Conversion",
+    "CountedLosses",
     "Loss",
     "LossColumns",
     "LossKind",
@@ -63,36 +72,19 @@ _POINTER, _KIND, _REASON = map(operator.itemgetter, range(3))
 class LossColumns(Sequence[Loss]):
     """Losses kept as three columns (pointers, kinds, reasons), each ``Loss`` made only when it
     is read: a big input's hundreds of thousands of losses are then no objects the cyclic
-    collector walks, nor their memory, in a run that only counts them (``counts``).
+    collector walks, nor their memory, in a run that only counts them (``counts``)."""
 
-    Given ``written`` (``phi_wire.convert``'s ``written_pointer``), a pointer may be kept as the
-    place it is written from (``place``), and written only when its loss is read: a run that
-    only counts the losses writes no pointer."""
+    __slots__ = ("kinds", "pointers", "reasons")
 
-    __slots__ = ("_written", "kinds", "pointers", "reasons")
-
-    def __init__(self, written: Callable[[object], str] | None = None) -> None:
-        self.pointers: list[object] = []
-        """Each loss's pointer (``str``), or its place (``written`` writes it)."""
+    def __init__(self) -> None:
+        self.pointers: list[str] = []
         self.kinds: list[LossKind] = []
         self.reasons: list[str] = []
-        self._written = written
 
     def add(self, pointer: str, kind: LossKind, reason: str) -> None:
         self.pointers.append(pointer)
         self.kinds.append(kind)
         self.reasons.append(reason)
-
-    def place(self, place: object, kind: LossKind, reason: str) -> None:
-        """A loss at ``place``, its pointer written (``written``) only if the loss is read."""
-        self.pointers.append(place)
-        self.kinds.append(kind)
-        self.reasons.append(reason)
-
-    def _pointers(self) -> Iterable[str]:
-        if self._written is None:
-            return self.pointers  # type: ignore[return-value]  # every one a str: no place given
-        return map(self._written, self.pointers)
 
     def extend(self, losses: Sequence[Loss], note: str = "") -> None:
         """Adds ``losses``, each reason followed by `` note`` when one is given (a column at a
@@ -125,7 +117,7 @@ class LossColumns(Sequence[Loss]):
     __hash__ = None  # type: ignore[assignment]  # compared by value, and mutable
 
     def __iter__(self) -> Iterator[Loss]:
-        return map(_LOSS_OF, zip(self._pointers(), self.kinds, self.reasons, strict=True))
+        return map(_LOSS_OF, zip(self.pointers, self.kinds, self.reasons, strict=True))
 
     @overload
     def __getitem__(self, index: int) -> Loss: ...
@@ -134,16 +126,21 @@ class LossColumns(Sequence[Loss]):
     def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
         if isinstance(index, slice):
             return list(self)[index]
-        pointer = self.pointers[index]
-        if self._written is not None:
-            pointer = self._written(pointer)
-        return Loss(pointer, self.kinds[index], self.reasons[index])  # type: ignore[arg-type]
+        return Loss(self.pointers[index], self.kinds[index], self.reasons[index])
+
+
+@runtime_checkable
+class CountedLosses(Protocol):
+    """Losses that count themselves by (kind, reason) without making a ``Loss`` (nor writing a
+    pointer): ``LossColumns``, ``PlacedLosses``."""
+
+    def counts(self) -> dict[tuple[str, str], int]: ...
 
 
 def loss_counts(losses: Sequence[Loss]) -> dict[tuple[str, str], int]:
-    """``losses`` counted by (kind, reason), in the order each first came (``LossColumns``:
-    without making them)."""
-    if isinstance(losses, LossColumns):
+    """``losses`` counted by (kind, reason), in the order each first came (``CountedLosses``, such
+    as ``LossColumns`` and ``PlacedLosses``: without making them)."""
+    if isinstance(losses, CountedLosses):
         return losses.counts()
     return dict(collections.Counter(map(operator.itemgetter(1, 2), losses)))
 
