@@ -315,7 +315,10 @@ def test_a_worker_killed_mid_run_loses_no_output(tmp_path: Path) -> None:
     """A worker process killed as it finishes converting an input (its output written, its
     result never reported): the scheduler converts it again elsewhere; the outputs and outcomes
     are the local command's, none lost, none twice, no temporary file left; every other input
-    is converted once (not again by the totals' tasks: the graph is computed unoptimised)."""
+    is converted at least once (not again by the totals' tasks: the graph is computed
+    unoptimised). Inputs whose results were held by the killed worker when it died are converted
+    again as well: how many depends on timing (on a loaded machine, one or two more), so the
+    count of conversions is bounded below; the outputs and outcomes are exact."""
     faults = tmp_path / "faults"
     faults.mkdir()
     here = tmp_path / "here"
@@ -330,10 +333,10 @@ def test_a_worker_killed_mid_run_loses_no_output(tmp_path: Path) -> None:
         outcomes, _ = distributed.compute()
     assert (faults / "killed").exists()
     finished = (faults / "finished").read_text().splitlines()
-    assert len(finished) == len(set(finished)) + 1  # one input converted twice
-    read = (faults / "read").read_text().splitlines()  # each input converted once, one twice
+    assert len(finished) > len(set(finished))  # the killed worker's input converted again
+    read = (faults / "read").read_text().splitlines()  # each input converted, one more than once
     assert sorted(set(read)) == sorted(n.name for n in distributed.inputs)
-    assert len(read) == len(distributed.inputs) + 1
+    assert len(read) > len(distributed.inputs)
     assert len(outcomes) == len(distributed.inputs) == len(set(o.name for o in outcomes))
     assert local_files(tmp_path / "there") == local_files(here)
     assert not list((tmp_path / "there").rglob("*.tmp"))

@@ -306,10 +306,17 @@ status 99 if it never was."""
     ],
 )
 def test_ctrl_c_in_the_command_line_says_interrupted(
-    tmp_path: Path, function: str, arguments: list[str]
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    function: str,
+    arguments: list[str],
 ) -> None:
     """``phi-wire convert`` interrupted while it writes: ``phi-wire: interrupted``, exit 2, no
-    traceback, no partial output file (it printed a traceback, exit 1, or a conversion error)."""
+    traceback, no partial output file (it printed a traceback, exit 1, or a conversion error).
+    An empty cache of its own: a small input then takes the path through the models, which calls
+    the function, whatever expressions the run's other tests have cached by then."""
+    monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path_factory.mktemp("empty-cache")))
     paths = {
         "clark": str(CLARK / "history" / "history.multi_turn.jsonl"),
         "session": str(SESSION),
