@@ -19,11 +19,11 @@ from phi_wire.pointer import extended as _at
 
 from ._from_phi import _from_phi_item, _message_from_phi
 from ._from_phi import from_phi_core as _values_from_phi_core
-from ._shared import PHI_EVENT_NAMES
+from ._shared import phi_events
 
 __all__ = ["PHI_EVENTS", "event_from_phi", "from_phi_core"]
 
-PHI_EVENTS = tuple(getattr(phi, name) for name in PHI_EVENT_NAMES)
+PHI_EVENTS = phi_events()
 """phi-core 0.10's event classes (``AgentEvent``'s variants)."""
 
 _CARRIED: dict[str, frozenset[str]] = {

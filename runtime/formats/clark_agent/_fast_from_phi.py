@@ -16,11 +16,11 @@ from phi_wire.convert import FastUnsupported, Loss, Losses, LossKind, Place, poi
 from ._fast_to_phi import checked_free
 from ._shared import (
     _I64_MAX,
-    PHI_EVENT_NAMES,
     STOP_REASON_FROM_PHI,
     STOP_REASON_TO_PHI,
     SYSTEM_KIND,
     USAGE_FIELDS,
+    phi_events,
 )
 
 __all__ = ["events_from_phi", "message_from_phi", "messages_from_phi"]
@@ -251,10 +251,8 @@ _CLARK_TAG = {
 def _events() -> dict[str, tuple[str, tuple[str, ...]]]:
     """phi-core event tag -> its class's name and its wire keys in declaration order (the order
     ``_events_from_phi`` names the keys clark-agent does not carry)."""
-    import phi_wire.v0_10 as phi  # phi-core's models, for an event stream only
-
     found = {}
-    for event in (getattr(phi, name) for name in PHI_EVENT_NAMES):
+    for event in phi_events():  # phi-core's models, imported for an event stream only
         fields = event.model_fields
         keys = tuple(field.alias or name for name, field in fields.items())
         found[str(fields["type"].default)] = (event.__name__, keys)

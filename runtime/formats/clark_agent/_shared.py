@@ -5,8 +5,10 @@ holds its own message classes and usage conversion)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import time
+import typing
 from typing import Any
 
 SYSTEM_KIND = "clark-agent.system"
@@ -42,28 +44,16 @@ USAGE_FIELDS: dict[str, str] = {
 }
 """clark-agent Usage key -> phi-core Usage key."""
 
-PHI_EVENT_NAMES = (
-    "AgentStart",
-    "AgentEnd",
-    "TurnStart",
-    "TurnRequest",
-    "TurnEnd",
-    "MessageStart",
-    "MessageUpdate",
-    "MessageEnd",
-    "ToolExecutionStart",
-    "ToolExecutionUpdate",
-    "ToolExecutionEnd",
-    "ProgressMessage",
-    "InputRejected",
-    "ParallelLoopStart",
-    "ParallelLoopEnd",
-    "CompactionStarted",
-    "PrunApplied",
-    "RevertApplied",
-    "CompactionEnded",
-)
-"""The names of phi-core 0.10's event classes (``AgentEvent``'s variants), in its order."""
+
+@functools.cache
+def phi_events() -> tuple[type[Any], ...]:
+    """phi-core 0.10's event classes, ``AgentEvent``'s variants as its union lists them (the models
+    imported here, when a conversion meets an event stream, not before)."""
+    import phi_wire.v0_10 as phi
+
+    union = typing.get_args(phi.AgentEvent.__value__)[0]
+    return typing.get_args(union)
+
 
 _I64_MAX = 2**63 - 1
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)

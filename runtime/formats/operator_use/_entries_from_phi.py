@@ -26,7 +26,7 @@ from pydantic_core import PydanticSerializationError, to_json
 import phi_wire.operator_use as ou
 from phi_wire.convert import DerivedIds, FastUnsupported, Loss, Losses, LossKind, checked_number
 
-from ._from_phi import _extension_from_phi
+from ._from_phi import Check, Lose, _extension_from_phi, blocks_from_phi
 from ._shared import STOP_REASONS_FROM_PHI
 
 __all__ = ["EntryMaker", "checked_free", "written_json"]
@@ -44,8 +44,6 @@ _DROPPED_KEYS = tuple(
 )
 _DROPPED = frozenset(key for key, _, _ in _DROPPED_KEYS)
 _NEAREST_DOUBLE = "Operator-Use's float seconds hold it to the nearest double"
-_NO_MIME_TYPE = "Operator-Use images have no MIME type"
-_ARGS_OBJECT = 'Operator-Use args are an object: {"value": ...}'
 _EMPTY_ERROR = "Operator-Use's error is empty when there is none: an empty one comes back absent"
 _USAGE_KEYS = tuple(
     (key, "/usage/" + key, f"Operator-Use usage has no {key}")
@@ -94,10 +92,6 @@ def _seconds_text(seconds: float) -> bytes:
     if 1.0 <= seconds < 1e15:
         return b"%r" % seconds
     return to_json(seconds)
-
-
-Lose = Callable[[int, str, LossKind, str], None]
-"""``(message index, the pointer's rest after it, kind, reason)``: a loss kept or counted."""
 
 
 class _Placed(Losses):
@@ -208,7 +202,7 @@ class EntryMaker:
             if role == "user":
                 converted = {
                     "role": "user",
-                    "contents": _blocks(message["content"], index, lose, check),
+                    "contents": blocks_from_phi(message["content"], index, lose, check),
                     "id": identity,
                     "timestamp": seconds,
                 }
@@ -261,52 +255,6 @@ class EntryMaker:
         self._entry(written, entries)
 
 
-Check = Callable[[Any], None] | None
-"""What checks a tool call's arguments (``checked_free``; None: they were checked already)."""
-
-
-def _blocks(
-    blocks: list[dict[str, Any]], index: int, lose: Lose, check: Check
-) -> list[dict[str, Any]]:
-    """A message's content as Operator-Use's (``_from_phi._blocks_from_phi``)."""
-    out: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
-        kind = block["type"]
-        if kind == "text":
-            out.append({"type": "text", "content": block["text"]})
-        elif kind == "thinking":
-            out.append(
-                {
-                    "type": "thinking",
-                    "content": block["thinking"],
-                    "signature": block.get("signature", ""),
-                }
-            )
-        elif kind == "toolCall":
-            arguments = block["arguments"]
-            if check is not None:
-                check(arguments)
-            if type(arguments) is not dict:
-                lose(index, f"/content/{position}/arguments", "changed", _ARGS_OBJECT)
-                arguments = {"value": arguments}
-            out.append(
-                {
-                    "type": "tool_call",
-                    "id": block["id"],
-                    "name": block["name"],
-                    "args": arguments,
-                    "metadata": {},
-                }
-            )
-        elif kind == "image":
-            lose(index, f"/content/{position}/mimeType", "dropped", _NO_MIME_TYPE)
-            if out and out[-1]["type"] == "image":
-                out[-1]["images"].append(block["data"])
-            else:
-                out.append({"type": "image", "images": [block["data"]]})
-    return out
-
-
 def _assistant(
     message: dict[str, Any], index: int, identity: str, seconds: float, lose: Lose, check: Check
 ) -> dict[str, Any]:
@@ -318,7 +266,7 @@ def _assistant(
     target, note = STOP_REASONS_FROM_PHI[message["stopReason"]]
     if note:
         lose(index, "/stopReason", "changed", note)
-    contents = _blocks(message["content"], index, lose, check)
+    contents = blocks_from_phi(message["content"], index, lose, check)
     usage = message["usage"]
     for key, rest, reason in _USAGE_KEYS:
         if usage.get(key):

@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
-from phi_wire.convert import Conversion, EntryIds, Loss, UnsupportedConversion, derived_id
+from phi_wire.convert import Conversion, EntryIds, Loss, LossKind, UnsupportedConversion, derived_id
 from phi_wire.convert import Losses as _Losses
 
 from ._shared import _OU_MESSAGES, MODEL_IN_ENTRIES, STOP_REASONS_FROM_PHI, _json, _only_messages
@@ -201,7 +201,7 @@ def message_dicts(
             )
             message_id = derived_id(name, pointer, text)
         if role == "user":
-            blocks = _blocks_from_phi(f"{pointer}/content", message["content"], losses)
+            blocks = _blocks_from_phi(pointer, message["content"], losses)
             out.append({"role": "user", "contents": blocks, "id": message_id, "timestamp": seconds})
             previous_tool = None
         elif role == "assistant":
@@ -232,9 +232,23 @@ def _seconds(pointer: str, milliseconds: int, losses: _Losses) -> float:
     return seconds
 
 
-def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
+_NO_MIME_TYPE = "Operator-Use images have no MIME type"
+_ARGS_OBJECT = 'Operator-Use args are an object: {"value": ...}'
+
+Lose = Callable[[int, str, LossKind, str], None]
+"""``(message index, the pointer's rest after it, kind, reason)``: a loss kept or counted."""
+
+Check = Callable[[Any], None] | None
+"""What checks a tool call's arguments (``checked_free``; None: they were checked already)."""
+
+
+def blocks_from_phi(
+    blocks: list[dict[str, Any]], index: int, lose: Lose, check: Check
+) -> list[dict[str, Any]]:
+    """A message's content as Operator-Use's; ``lose`` is told each loss with the message's
+    ``index`` and the pointer's rest after it (the model path's and ``EntryMaker``'s alike)."""
     out: list[dict[str, Any]] = []
-    for index, block in enumerate(blocks):
+    for position, block in enumerate(blocks):
         kind = block["type"]
         if kind == "text":
             out.append({"type": "text", "content": block["text"]})
@@ -248,12 +262,10 @@ def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses
             )
         elif kind == "toolCall":
             arguments = block["arguments"]
-            if not isinstance(arguments, dict):
-                losses.add(
-                    f"{pointer}/{index}/arguments",
-                    "changed",
-                    'Operator-Use args are an object: {"value": ...}',
-                )
+            if check is not None:
+                check(arguments)
+            if type(arguments) is not dict:
+                lose(index, f"/content/{position}/arguments", "changed", _ARGS_OBJECT)
                 arguments = {"value": arguments}
             out.append(
                 {
@@ -265,14 +277,21 @@ def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses
                 }
             )
         elif kind == "image":
-            losses.add(
-                f"{pointer}/{index}/mimeType", "dropped", "Operator-Use images have no MIME type"
-            )
+            lose(index, f"/content/{position}/mimeType", "dropped", _NO_MIME_TYPE)
             if out and out[-1]["type"] == "image":
                 out[-1]["images"].append(block["data"])
             else:
                 out.append({"type": "image", "images": [block["data"]]})
     return out
+
+
+def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
+    """``blocks_from_phi`` with each loss added to ``losses`` at ``pointer`` (the message's)."""
+
+    def lose(_index: int, rest: str, kind: LossKind, reason: str) -> None:
+        losses.add(pointer + rest, kind, reason)
+
+    return blocks_from_phi(blocks, 0, lose, None)
 
 
 def _assistant_from_phi(
@@ -291,7 +310,7 @@ def _assistant_from_phi(
         losses.add(f"{pointer}/stopReason", "changed", note)
     return {
         "role": "assistant",
-        "contents": _blocks_from_phi(f"{pointer}/content", message["content"], losses),
+        "contents": _blocks_from_phi(pointer, message["content"], losses),
         "id": message_id,
         "timestamp": seconds,
         "usage": _usage_from_phi(f"{pointer}/usage", message["usage"], losses),
