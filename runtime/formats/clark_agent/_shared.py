@@ -45,14 +45,22 @@ USAGE_FIELDS: dict[str, str] = {
 """clark-agent Usage key -> phi-core Usage key."""
 
 
+def union_members(alias: Any) -> tuple[type[Any], ...]:
+    """The classes a generated union lists, in its order: the type alias's value is
+    ``Annotated[A | B | ..., Field(discriminator=...)]`` (or the bare union)."""
+    union = alias.__value__
+    if typing.get_origin(union) is typing.Annotated:
+        union = typing.get_args(union)[0]
+    return typing.get_args(union)
+
+
 @functools.cache
 def phi_events() -> tuple[type[Any], ...]:
-    """phi-core 0.10's event classes, ``AgentEvent``'s variants as its union lists them (the models
-    imported here, when a conversion meets an event stream, not before)."""
+    """phi-core 0.10's event classes, ``AgentEvent``'s variants (the models imported here, when a
+    conversion meets an event stream, not before)."""
     import phi_wire.v0_10 as phi
 
-    union = typing.get_args(phi.AgentEvent.__value__)[0]
-    return typing.get_args(union)
+    return union_members(phi.AgentEvent)
 
 
 _I64_MAX = 2**63 - 1

@@ -30,15 +30,10 @@ from ._shared import (
     USAGE_FIELDS,
     _is_zero_usage,
     _ms_to_rfc3339,
+    union_members,
 )
 
-CLARK_MESSAGES = (
-    clark.SystemMessage,
-    clark.UserMessage,
-    clark.AssistantMessage,
-    clark.ToolResultMessage,
-    clark.CustomMessage,
-)
+CLARK_MESSAGES = union_members(clark.AgentMessage)
 
 
 def _usage_to_phi(usage: Any, pointer: str, losses: _Losses) -> Any:
@@ -434,27 +429,7 @@ def _sum_usage(messages: Iterable[Any]) -> Any:
     return phi.Usage(**total)
 
 
-CLARK_EVENTS = tuple(
-    getattr(clark, name)
-    for name in (
-        "AgentStart",
-        "RunIdentified",
-        "AgentEnd",
-        "TurnStart",
-        "TurnEnd",
-        "MessageStart",
-        "MessageUpdate",
-        "MessageEnd",
-        "ToolExecutionStart",
-        "ToolExecutionUpdate",
-        "ToolExecutionEnd",
-        "OutputTokensEscalation",
-        "ContextTransformApplied",
-        "ToolGateApplied",
-        "ToolGateConflictResolved",
-        "ProviderRequestPrepared",
-    )
-)
+CLARK_EVENTS = union_members(clark.AgentEvent)
 CLARK_BLOCKS = (
     clark.TextBlock,
     clark.ImageBlock,

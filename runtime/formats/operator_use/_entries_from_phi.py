@@ -26,7 +26,8 @@ from pydantic_core import PydanticSerializationError, to_json
 import phi_wire.operator_use as ou
 from phi_wire.convert import DerivedIds, FastUnsupported, Loss, Losses, LossKind, checked_number
 
-from ._from_phi import Check, Lose, _extension_from_phi, blocks_from_phi
+from ._content_from_phi import Check, Lose, blocks_from_phi
+from ._from_phi import _extension_from_phi
 from ._shared import STOP_REASONS_FROM_PHI
 
 __all__ = ["EntryMaker", "checked_free", "written_json"]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,6 +14,7 @@ import phi_wire.v0_10 as phi
 from phi_wire.convert import Conversion, EntryIds, Loss, LossKind, UnsupportedConversion, derived_id
 from phi_wire.convert import Losses as _Losses
 
+from ._content_from_phi import blocks_from_phi
 from ._shared import _OU_MESSAGES, MODEL_IN_ENTRIES, STOP_REASONS_FROM_PHI, _json, _only_messages
 from .api import SessionFileLines, layout_of
 
@@ -230,59 +231,6 @@ def _seconds(pointer: str, milliseconds: int, losses: _Losses) -> float:
     if round(seconds * 1000) != milliseconds:
         losses.add(pointer, "changed", "Operator-Use's float seconds hold it to the nearest double")
     return seconds
-
-
-_NO_MIME_TYPE = "Operator-Use images have no MIME type"
-_ARGS_OBJECT = 'Operator-Use args are an object: {"value": ...}'
-
-Lose = Callable[[int, str, LossKind, str], None]
-"""``(message index, the pointer's rest after it, kind, reason)``: a loss kept or counted."""
-
-Check = Callable[[Any], None] | None
-"""What checks a tool call's arguments (``checked_free``; None: they were checked already)."""
-
-
-def blocks_from_phi(
-    blocks: list[dict[str, Any]], index: int, lose: Lose, check: Check
-) -> list[dict[str, Any]]:
-    """A message's content as Operator-Use's; ``lose`` is told each loss with the message's
-    ``index`` and the pointer's rest after it (the model path's and ``EntryMaker``'s alike)."""
-    out: list[dict[str, Any]] = []
-    for position, block in enumerate(blocks):
-        kind = block["type"]
-        if kind == "text":
-            out.append({"type": "text", "content": block["text"]})
-        elif kind == "thinking":
-            out.append(
-                {
-                    "type": "thinking",
-                    "content": block["thinking"],
-                    "signature": block.get("signature", ""),
-                }
-            )
-        elif kind == "toolCall":
-            arguments = block["arguments"]
-            if check is not None:
-                check(arguments)
-            if type(arguments) is not dict:
-                lose(index, f"/content/{position}/arguments", "changed", _ARGS_OBJECT)
-                arguments = {"value": arguments}
-            out.append(
-                {
-                    "type": "tool_call",
-                    "id": block["id"],
-                    "name": block["name"],
-                    "args": arguments,
-                    "metadata": {},
-                }
-            )
-        elif kind == "image":
-            lose(index, f"/content/{position}/mimeType", "dropped", _NO_MIME_TYPE)
-            if out and out[-1]["type"] == "image":
-                out[-1]["images"].append(block["data"])
-            else:
-                out.append({"type": "image", "images": [block["data"]]})
-    return out
 
 
 def _blocks_from_phi(pointer: str, blocks: list[dict[str, Any]], losses: _Losses) -> list[Any]:
