@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import collections
 import operator
-from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Iterator
 
 from ._fast import Place, pointer_of
-from ._types import Loss, LossKind
+from ._types import Loss, LossesMadeOnRead, LossKind
 
 __all__ = ["PlacedLosses"]
 
@@ -20,7 +19,7 @@ _NEW_TUPLE = tuple.__new__
 _KIND_REASON = operator.itemgetter(1, 2)
 
 
-class PlacedLosses(Sequence[Loss]):
+class PlacedLosses(LossesMadeOnRead):
     """Losses as ``(place, kind, reason)`` entries; a ``Loss`` (its pointer written from its
     place) made when it is read, ``counts`` without making any."""
 
@@ -44,20 +43,6 @@ class PlacedLosses(Sequence[Loss]):
         for place, kind, reason in self.entries:
             yield _NEW_TUPLE(Loss, (pointer_of(place), kind, reason))
 
-    @overload
-    def __getitem__(self, index: int) -> Loss: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Loss]: ...
-    def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
-        if isinstance(index, slice):
-            return list(self)[index]
+    def _loss(self, index: int) -> Loss:
         place, kind, reason = self.entries[index]
         return Loss(pointer_of(place), kind, reason)
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to a sequence of the same losses (a list, as the other converters give)."""
-        if isinstance(other, PlacedLosses | list | tuple):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a list

@@ -30,6 +30,7 @@ __all__ = [
     "LossColumns",
     "LossKind",
     "Losses",
+    "LossesMadeOnRead",
     "UnsupportedConversion",
     "loss_counts",
 ]
@@ -69,7 +70,35 @@ _LOSS_OF = functools.partial(_NEW_TUPLE, Loss)
 _POINTER, _KIND, _REASON = map(operator.itemgetter, range(3))
 
 
-class LossColumns(Sequence[Loss]):
+class LossesMadeOnRead(Sequence[Loss]):
+    """A sequence of losses kept in a form of their own, each ``Loss`` made when it is read
+    (``LossColumns``, ``PlacedLosses``): indexed, sliced and compared as the list they read as."""
+
+    __slots__ = ()
+
+    def _loss(self, index: int) -> Loss:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Loss: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Loss]: ...
+    def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        return self._loss(index)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same losses in the same order, as a list, a tuple or another such
+        sequence."""
+        if isinstance(other, LossesMadeOnRead | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by value, and mutable
+
+
+class LossColumns(LossesMadeOnRead):
     """Losses kept as three columns (pointers, kinds, reasons), each ``Loss`` made only when it
     is read: a big input's hundreds of thousands of losses are then no objects the cyclic
     collector walks, nor their memory, in a run that only counts them (``counts``)."""
@@ -108,24 +137,10 @@ class LossColumns(Sequence[Loss]):
     def __len__(self) -> int:
         return len(self.pointers)
 
-    def __eq__(self, other: object) -> bool:
-        """Equal to the same losses in the same order, as a list or columns."""
-        if isinstance(other, (list, LossColumns)):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # compared by value, and mutable
-
     def __iter__(self) -> Iterator[Loss]:
         return map(_LOSS_OF, zip(self.pointers, self.kinds, self.reasons, strict=True))
 
-    @overload
-    def __getitem__(self, index: int) -> Loss: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Loss]: ...
-    def __getitem__(self, index: int | slice) -> Loss | Sequence[Loss]:
-        if isinstance(index, slice):
-            return list(self)[index]
+    def _loss(self, index: int) -> Loss:
         return Loss(self.pointers[index], self.kinds[index], self.reasons[index])
 
 
