@@ -48,7 +48,9 @@ there (on the same ETag), and a reader that stops early leaves no larger request
 TAIL_BYTES = 64 * 1024
 """What a GET asks past the end its reader said it needs (``until``: a Dask part's end), for
 the line that runs across that end: one request when the line is that short (a phi-core line is
-a few KB), else GETs from there of twice as much each."""
+a few KB), else GETs from there of twice as much each. A part's reader
+(``phi_wire.validate``'s) first asks this much past the end too, local file or object: were it
+to ask more, each part would cost a second GET."""
 CHUNK_BYTES = 1024 * 1024
 """The least a stream hands over at a time: what a look at an object's first lines fetches,
 and what a stream holds besides what its reader asked for."""

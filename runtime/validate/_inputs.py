@@ -37,7 +37,7 @@ import zlib
 from collections.abc import Iterator
 from typing import NamedTuple, Protocol
 
-from phi_wire import remote
+from phi_wire import remote, remote_s3
 from phi_wire.recognise import Recognised, parse
 
 from ._folder import settled
@@ -638,7 +638,8 @@ class _Range:
     def __init__(self, name: str, start: int, end: int) -> None:
         self.handle = open_stored(name, until=end)
         self.end = end
-        self.past_end = _PAST_END_BYTES
+        # first asked past ``end`` as much as an object's GET holds past it (one GET then)
+        self.past_end = remote_s3.TAIL_BYTES
         """What the next read of the line running on past ``end`` asks (doubled by each)."""
         self.position = start
         self.done = False
@@ -696,12 +697,6 @@ class _Range:
         if data:
             self.last = data
         return data
-
-
-_PAST_END_BYTES = 64 * 1024
-"""A range's first read past its end, for the line that runs across it: a phi-core line is a
-few KB, and an object's reader asks the store little more than the range (``remote_s3``'s
-``TAIL_BYTES``)."""
 
 
 def _shrank(position: int) -> InputError:
