@@ -363,35 +363,49 @@ def workers_cpu_seconds(client: Any) -> float:
     return float(sum(client.run(time.process_time).values()))
 
 
+KINDS = ("plain", "gzip")
+"""The S3 runs' two archives: the plain objects (a task per range of a block) and the same
+gzipped (a task per object, which inflating dominates)."""
+
+
 def s3_rounds(
     plain: Path, megabytes: int, repeat: int, version: str, s3rver: str | None = None
 ) -> dict[str, float]:
-    """Two workers on ``megabytes`` of the plain files as objects in moto's server (its own
-    process) and as the same files on disk, ``repeat`` interleaved rounds: the medians of the
-    wall time, of the workers' and of this process's CPU time per run, and the server's CPU time
-    per S3 run; ``total``: the bytes read per run."""
+    """Two workers on ``megabytes`` of the plain files, and on the same files gzipped, as objects
+    in the S3 server (its own process) and as the same files on disk, ``repeat`` interleaved
+    rounds: the medians, per kind (``plain: ``, ``gzip: ``) and place (``local``, ``s3``), of the
+    wall time and of the workers', this process's and the server's CPU time per run; ``total``:
+    the uncompressed bytes judged per run, ``gzip bytes``: the gzipped objects' size."""
     import s3fs  # type: ignore[import-untyped]
 
     server = S3Server(s3rver)
+    scratch = Path(tempfile.mkdtemp(prefix="s3-local-", dir=plain.parent))
     try:
         fs = s3fs.S3FileSystem(skip_instance_cache=True)
         fs.mkdir("bench")
-        local_folder = Path(tempfile.mkdtemp(prefix="s3-local-", dir=plain.parent))
+        folders = {"plain": scratch / "plain", "gzip": scratch / "gzip"}
+        folders["plain"].mkdir()
         total = 0
         for path in sorted(plain.iterdir()):
             if total >= megabytes * 1e6:
                 break
-            os.link(path, local_folder / path.name)
-            fs.put(str(path), f"bench/data/{path.name}")
+            os.link(path, folders["plain"] / path.name)
             total += path.stat().st_size
+        gzipped(folders["plain"], folders["gzip"])
+        packed = sum(path.stat().st_size for path in folders["gzip"].iterdir())
+        # s3rver answers a HEAD of a prefix (s3fs's first look at a folder) with an internal
+        # error: there, the objects by a glob (a listing all the same)
+        objects: dict[str, str] = {}
+        for kind, folder in folders.items():
+            for path in sorted(folder.iterdir()):
+                fs.put(str(path), f"bench/{kind}/{path.name}")
+            objects[kind] = f"s3://bench/{kind}/*" if s3rver else f"s3://bench/{kind}/"
         local, client = cluster(2)  # after the environment: the workers find the server
         try:
             # every worker imports its S3 client and connects once (a cluster that outlives runs
-            # does it once), not timed: one run over all the objects, so that each worker has read
-            # s3rver answers a HEAD of a prefix (s3fs's first look at a folder) with an internal
-            # error: there, the objects by a glob (a listing all the same)
-            objects = "s3://bench/data/*.jsonl" if s3rver else "s3://bench/data/"
-            on_dask(client, objects, version)
+            # does it once), not timed: one run over all the objects of each kind
+            for kind in KINDS:
+                on_dask(client, objects[kind], version)
             figures: dict[str, list[float]] = {}
 
             def measured(label: str, path: str) -> Callable[[], float]:
@@ -410,53 +424,66 @@ def s3_rounds(
 
                 return case
 
-            walls = rounds(
-                repeat,
-                {
-                    "local": measured("local", str(local_folder)),
-                    "s3": measured("s3", objects),
-                },
-            )
+            cases = {
+                f"{kind}: {where}": measured(f"{kind}: {where}", path)
+                for kind in KINDS
+                for where, path in (("local", str(folders[kind])), ("s3", objects[kind]))
+            }
+            walls = rounds(repeat, cases)
         finally:
             client.close()
             local.close()
-            shutil.rmtree(local_folder)
     finally:
         server.stop()
+        shutil.rmtree(scratch)
     medians = {name: statistics.median(found) for name, found in figures.items()}
-    return {**walls, **medians, "total": float(total)}
+    return {**walls, **medians, "total": float(total), "gzip bytes": float(packed)}
 
 
 def report_s3(figures: dict[str, float], label: str, repeat: int, server: str) -> None:
     megabytes = figures["total"] / 1e6
-    local, s3 = figures["local"], figures["s3"]
+    cores = os.cpu_count() or 1
     print(
-        f"S3 on 127.0.0.1 ({server}), {label} ({megabytes:.0f} MB, 2 workers, medians of "
-        f"{repeat}): local "
-        f"{megabytes / local:.1f} MB/s, S3 {megabytes / s3:.1f} MB/s: **{local / s3:.2f}x** the "
-        f"local throughput (goal >= 0.8x)"
+        f"S3 on 127.0.0.1 ({server}), {label}: {megabytes:.0f} MB (gzipped "
+        f"{figures['gzip bytes'] / 1e6:.0f} MB), 2 workers, medians of {repeat} interleaved "
+        f"rounds; rates count the uncompressed bytes"
     )
-    per_mb = {key: 1e3 * value / megabytes for key, value in figures.items() if "cpu" in key}
-    workers = per_mb["s3 workers cpu"] / per_mb["local workers cpu"]
-    print(
-        f"  CPU per MB: the workers {per_mb['local workers cpu']:.1f} ms local, "
-        f"{per_mb['s3 workers cpu']:.1f} ms S3 ({workers:.2f}x);"
-        f" this process {per_mb['local driver cpu']:.2f} / {per_mb['s3 driver cpu']:.2f} ms; the "
-        f"server {figures['s3 server cpu']:.2f} s per S3 run ({per_mb['s3 server cpu']:.1f} ms/MB, "
-        f"{100 * figures['s3 server cpu'] / s3 / (os.cpu_count() or 1):.0f}% of the machine's "
-        f"{os.cpu_count()} cores during it; {figures['local server cpu']:.2f} s during a local run)"
-    )
-    print(
-        f"  CPU-bound view: the workers' CPU per MB, local over S3, is "
-        f"{figures['local workers cpu'] / figures['s3 workers cpu']:.2f}x (the throughput S3 keeps "
-        f"when the store's CPU is not on the workers' cores)"
-    )
+    for kind in KINDS:
+        local, s3 = figures[f"{kind}: local"], figures[f"{kind}: s3"]
+        per_mb = {
+            key.partition(": ")[2]: 1e3 * value / megabytes
+            for key, value in figures.items()
+            if key.startswith(f"{kind}: ") and "cpu" in key
+        }
+        local_cpu = per_mb["local workers cpu"] + per_mb["local driver cpu"]
+        s3_cpu = per_mb["s3 workers cpu"] + per_mb["s3 driver cpu"] + per_mb["s3 server cpu"]
+        print(
+            f"  {kind}: local {megabytes / local:.1f} MB/s, S3 {megabytes / s3:.1f} MB/s: "
+            f"**{local / s3:.2f}x** the local throughput (goal >= 0.8x)"
+        )
+        print(
+            f"    CPU per MB: the workers {per_mb['local workers cpu']:.2f} ms local, "
+            f"{per_mb['s3 workers cpu']:.2f} ms S3 "
+            f"({per_mb['s3 workers cpu'] / per_mb['local workers cpu']:.2f}x); this process "
+            f"{per_mb['local driver cpu']:.2f} / {per_mb['s3 driver cpu']:.2f} ms; the server "
+            f"{per_mb['s3 server cpu']:.2f} ms/MB ({figures[f'{kind}: s3 server cpu']:.2f} s per "
+            f"S3 run, {100 * figures[f'{kind}: s3 server cpu'] / s3 / cores:.0f}% of the "
+            f"machine's {cores} cores during it)"
+        )
+        print(
+            f"    CPU-bound view (the workers' CPU per MB, local over S3: the throughput S3 "
+            f"keeps when the store is on other cores): "
+            f"{per_mb['local workers cpu'] / per_mb['s3 workers cpu']:.2f}x; this machine's "
+            f"ceiling (all CPU per MB, local over S3 with the server's: the wall ratio when "
+            f"both runs keep the cores busy): {local_cpu / s3_cpu:.2f}x"
+        )
 
 
 def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
-    """Two workers on objects in moto's S3 server on 127.0.0.1 (a process of its own) against
-    the same local files; with ``--beside PYTHON``, that Python's phi_wire measured the same way
-    in the same rounds (each round a child process per package, alternating)."""
+    """Two workers on objects in the S3 server on 127.0.0.1 (a process of its own), plain and
+    gzipped, against the same local files; with ``--beside PYTHON``, that Python's phi_wire
+    measured the same way in the same rounds (each round a child process per package,
+    alternating)."""
     if not args.beside:
         figures = s3_rounds(plain, args.s3_mb, args.repeat, version, args.s3rver)
         report_s3(figures, "this package", args.repeat, served_by(args))
@@ -470,6 +497,7 @@ def measure_s3(plain: Path, args: argparse.Namespace, version: str) -> None:
                 check=True, capture_output=True, text=True,
             )  # fmt: skip
             found[label].append(json.loads(child.stdout.splitlines()[-1]))
+    print(f"  (each round a child process per package, alternating; {load()})")
     for label, runs in found.items():
         medians = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
         report_s3(medians, f"phi_wire of {label}", args.repeat, served_by(args))
