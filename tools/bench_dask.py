@@ -18,8 +18,10 @@ and after is printed: the machine is shared. Memory: each worker's peak RSS (``V
 run of ``--memory-mb`` and after one of ``--size-mb``, on fresh one-worker clusters. S3: moto's
 server on 127.0.0.1 in a process of its own (as a store is; on a 2-core machine its CPU still
 competes with the workers', so the server's CPU time is reported), ``--s3-mb`` of the plain files
-uploaded, two workers reading them against the same files on disk, with the CPU time per MB of
-the workers (the store's clients) and of this process beside the wall-time ratio; ``--beside
+uploaded, and the same files gzipped, two workers reading them against the same files on disk,
+with the CPU time per MB of the workers (the store's clients), of this process and of the server
+beside the wall-time ratio, and the ratio the machine allows when both runs keep its cores busy
+(all CPU per MB, local over S3 with the server's); ``--beside
 PYTHON`` (main's venv) measures that Python's phi_wire in the same rounds, alternating child
 processes, and ``--s3-only`` measures only this (and the machine's two-process ceiling). The
 model: one worker's throughput, the scheduler's cost per
@@ -34,6 +36,14 @@ file), and by ``phi-wire convert`` as a fresh process on one machine, the median
 interleaved rounds; every run's outputs are checked to be the local command's, byte for byte.
 
     python tools/bench_dask.py --convert [--size-mb 48] [--files 8] [--repeat 3]
+
+``--parts`` measures, with the least noise a shared machine allows, what reading from S3 adds
+to a worker's CPU per MB: the parts of ``--s3-mb`` of the plain files judged in this process (no
+Dask, no second worker), from disk and from the S3 server, split by thread (this one: judging,
+our reader, the copies; the others: obstore's Tokio threads, the HTTP), with the server's CPU
+and the GETs and bytes asked, medians of ``--repeat`` interleaved rounds.
+
+    python tools/bench_dask.py --parts [--s3-mb 100] [--s3rver CMD] [--size-mb 500 --files 8]
 
 ``--readers`` measures the ways of reading S3 byte ranges instead, in this process against moto's
 server (its own process): s3fs's reader with its read-ahead (main's), phi_wire's streamed obstore
@@ -61,6 +71,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -189,6 +200,11 @@ def main() -> None:
     )
     parser.add_argument("--part-mb", type=int, default=12, help="--readers: bytes per range")
     parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="CPU per MB of judging the parts in one process, local files against S3 objects",
+    )
+    parser.add_argument(
         "--s3rver",
         default=None,
         help="npm's s3rver command (a lighter S3 server): the S3 figures against it, not moto",
@@ -215,6 +231,12 @@ def main() -> None:
 def run(work: Path, lines: list[str], args: argparse.Namespace) -> None:
     plain, packed = work / "plain", work / "gzip"
     size = write_archive(plain, lines, args.size_mb, args.files) / 1e6
+    if args.parts:
+        print(f"input: {size:.0f} MB in {args.files} plain JSONL files; before: {load()}")
+        command("--version", args.version, str(plain / "events-000.jsonl"))  # the cache
+        measure_parts(plain, args)
+        print(f"after: {load()}")
+        return
     if args.readers:
         print(f"input: {size:.0f} MB in {args.files} plain JSONL files; before: {load()}")
         measure_readers(plain, args)
@@ -599,6 +621,103 @@ def measure_readers(plain: Path, args: argparse.Namespace) -> None:
         print(
             f"  {name:42s} reader {reader:5.2f} ms/MB, server {served:5.2f} ms/MB, "
             f"wall {wall:5.2f} ms/MB"
+        )
+
+
+def thread_cpu_seconds() -> dict[str, float]:
+    """Each thread of this process: its CPU time so far (user and system)."""
+    found = {}
+    for thread in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{thread}/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        found[thread] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def measure_parts(plain: Path, args: argparse.Namespace) -> None:
+    """The parts of ``--s3-mb`` of the plain files judged in this process (no Dask, no
+    contention from a second worker), from the files on disk and from the same objects in the
+    S3 server (its own process): CPU per MB of this thread (judging, our reader, the copies),
+    of this process's other threads (obstore's Tokio threads: the HTTP), and of the server,
+    medians of ``--repeat`` interleaved rounds; and the requests and bytes the S3 runs asked."""
+    import logging
+
+    import s3fs
+
+    from phi_wire.validate import validate
+    from phi_wire.validate.parts import judge, split
+
+    server = S3Server(args.s3rver)
+    try:
+        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+        fs.mkdir("bench")
+        local_folder = Path(tempfile.mkdtemp(prefix="s3-local-", dir=plain.parent))
+        total = 0
+        for path in sorted(plain.iterdir()):
+            if total >= args.s3_mb * 1e6:
+                break
+            os.link(path, local_folder / path.name)
+            fs.put(str(path), f"bench/data/{path.name}")
+            total += path.stat().st_size
+        asked = {"GETs": 0, "bytes": 0}
+
+        class Count(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                words = record.getMessage().split()
+                if words[0] in ("GET:", "Fetched:"):
+                    start, end = (int(bound) for bound in words[-1].split("-"))
+                    asked["GETs" if words[0] == "GET:" else "bytes"] += (
+                        1 if words[0] == "GET:" else end - start
+                    )
+
+        reader_log = logging.getLogger("phi_wire.remote_s3")
+        reader_log.setLevel(logging.DEBUG)
+        reader_log.addHandler(Count())
+        places = {
+            "local files": str(local_folder),
+            "S3 objects": "s3://bench/data/*" if args.s3rver else "s3://bench/data/",
+        }
+        judged = {}
+        for place, where in places.items():
+            run = validate(where, version=args.version)
+            judged[place] = (run, split(run, 64 * 1024 * 1024, 2))
+            for part in judged[place][1]:
+                judge(part, run.settings)  # connections made, the cache loaded: not timed
+        main_thread = str(threading.get_native_id())
+        figures: dict[str, list[tuple[float, float, float]]] = {place: [] for place in places}
+        for _ in range(args.repeat):
+            for place, (run, parts) in judged.items():
+                asked.update(GETs=0, bytes=0)
+                before, served = thread_cpu_seconds(), server.cpu_seconds()
+                for part in parts:
+                    judge(part, run.settings)
+                after = thread_cpu_seconds()
+                others = sum(
+                    after[tid] - before.get(tid, 0.0) for tid in after if tid != main_thread
+                )
+                figures[place].append(
+                    (
+                        after[main_thread] - before[main_thread],
+                        others,
+                        server.cpu_seconds() - served,
+                    )
+                )
+        shutil.rmtree(local_folder)
+    finally:
+        server.stop()
+    megabytes = total / 1e6
+    print(
+        f"parts judged in one process ({served_by(args)}): {megabytes:.0f} MB in "
+        f"{len(judged['S3 objects'][1])} parts, medians of {args.repeat} ({load()}); S3: "
+        f"{asked['GETs']} GETs, {asked['bytes'] / 1e6:.1f} MB received per run"
+    )
+    for place, runs in figures.items():
+        here, others, served = (
+            statistics.median(run[i] for run in runs) * 1e3 / megabytes for i in range(3)
+        )
+        print(
+            f"  {place:12s} this thread {here:5.2f} ms/MB, its other threads {others:5.2f} ms/MB,"
+            f" the server {served:5.2f} ms/MB: {here + others:5.2f} ms/MB in the worker"
         )
 
 
