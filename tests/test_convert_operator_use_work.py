@@ -1,0 +1,126 @@
+"""What Operator-Use's dict converters to phi-core do per run (issue 19, "Fast and flat"): a fast
+conversion of a session file or of message lines, to phi-core or on through it to clark-agent,
+imports no model (the shapes it checks documents against are plain data, each equal to its
+model's), and a run that only counts its losses adds none by its pointer and writes no pointer
+(each loss is kept with its place, ``PlacedLosses``), counting exactly what a listing run lists."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_convert_fast_operator_use import corpus, session_messages
+from test_convert_imports import heavy, imported
+from test_convert_placed import _counting_pointers
+
+import phi_wire.convert._fast_whole as fast_whole
+import phi_wire.operator_use as ou
+from phi_wire.convert import VIA_HUB, LossColumns, Losses, convert_input, read_input
+
+TARGETS = ("phi-core", "clark-agent")
+
+
+def big_session(folder: Path, size: int = 1_200_000) -> Path:
+    """The corpus' linear session, its entries (but the header) repeated in one chain, each
+    with a fresh id and the one before it as its parent, past ``size`` bytes (past the size
+    from which a run builds the fast path's expression: it is then taken in any cache)."""
+    header, *body = (corpus("d0da87a6") / "sessions" / "linear.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in body]
+    lines = [header]
+    total, number, parent = len(header), 0, None
+    while total < size:
+        for entry in entries:
+            number += 1
+            copy: dict[str, Any] = {}
+            for key, value in entry.items():  # in the writer's order: the fast path's
+                if key != "parent_id":
+                    copy[key] = f"{number:08x}" if key == "id" else value
+                if key == "timestamp" and parent is not None:
+                    copy["parent_id"] = parent
+            parent = copy["id"]
+            line = json.dumps(copy, separators=(",", ":"), ensure_ascii=False)
+            lines.append(line)
+            total += len(line) + 1
+    path = folder / "session.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), "utf-8")
+    return path
+
+
+def message_lines(folder: Path, size: int = 1_200_000) -> Path:
+    lines = session_messages("d0da87a6")
+    text = "".join(line + "\n" for line in lines)
+    path = folder / "messages.jsonl"
+    path.write_text(text * (size // len(text) + 1), "utf-8")
+    return path
+
+
+def test_the_wire_shapes_are_the_models() -> None:
+    """Every shape the dict converter checks is its model's: keys, nullable keys (and whether
+    the writer skips their None), and the closed sets and the order of the cost's keys."""
+    from phi_wire.formats.operator_use import _wire_shapes as shapes  # (not on main)
+
+    for shape in shapes.SHAPES:
+        assert shapes.shape_of(getattr(ou, shape.name)) == shape
+    assert tuple(ou.UsageCost.model_fields) == shapes.COST_KEYS
+    assert {reason.value for reason in ou.StopReason} == shapes.STOP_REASONS
+    assert {kind.value for kind in ou.ToolKind} == shapes.TOOL_KINDS
+
+
+@pytest.mark.parametrize("made", [big_session, message_lines], ids=["session", "messages"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_fast_conversion_imports_no_model(tmp_path: Path, made: Any, target: str) -> None:
+    """The second run (the first may build the fast path's expression, which reads the models)
+    imports none of the models, pydantic's ``BaseModel`` or the engine, and writes what the
+    first wrote."""
+    given = made(tmp_path)
+    arguments = ["convert", "--from", "operator-use", "--to", target, str(given)]
+    first, _ = imported(tmp_path, [*arguments, "-o", str(tmp_path / "first.jsonl")])
+    status, modules = imported(tmp_path, [*arguments, "-o", str(tmp_path / "second.jsonl")])
+    assert first == status == 0
+    assert (tmp_path / "first.jsonl").read_bytes() == (tmp_path / "second.jsonl").read_bytes()
+    assert heavy(modules) == [], heavy(modules)
+    assert "phi_wire.formats.operator_use._fast_to_phi" in modules  # the dict converter ran
+
+
+def _counting_adds(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """The losses added by their pointer (``Losses.add``, ``LossColumns.add``), counted."""
+    calls = {"add": 0}
+    for kind in (Losses, LossColumns):
+        real = kind.add
+
+        def counted(self: Any, *arguments: Any, real: Any = real) -> None:
+            calls["add"] += 1
+            real(self, *arguments)
+
+        monkeypatch.setattr(kind, "add", counted)
+    return calls
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_session_file_run_that_counts_its_losses_writes_no_pointer(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, target: str
+) -> None:
+    """The session file taken by the dict converter: counting its losses adds none by pointer
+    and writes no pointer of the first step's (clark-agent's step, the second, writes its
+    own as it finds them); listing them writes one per loss of the first step and counts the
+    same, in the same order."""
+    monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)
+    path = big_session(tmp_path, 200_000)
+    convert_input(read_input(str(path)), "operator-use", target)  # every module imported
+    adds = _counting_adds(monkeypatch)
+    pointers = _counting_pointers(monkeypatch)
+    converted = convert_input(read_input(str(path)), "operator-use", target)
+    assert converted.entries > 100
+    counted = converted.loss_counts()
+    second = sum(count for (_, reason), count in counted.items() if reason.endswith(VIA_HUB))
+    assert adds["add"] == 0 and pointers["pointer_of"] == second
+    listed = converted.losses
+    first_step = [loss for _, loss in listed if not loss.reason.endswith(VIA_HUB)]
+    assert pointers["pointer_of"] == second + len(first_step)
+    assert len(first_step) > converted.entries and adds["add"] == 0
+    in_order: dict[tuple[str, str], int] = {}
+    for _, loss in listed:
+        in_order[loss.kind, loss.reason] = in_order.get((loss.kind, loss.reason), 0) + 1
+    assert list(counted.items()) == list(in_order.items())
