@@ -27,8 +27,15 @@ from ._fast import (
     truth,
     without_nulls,
 )
-from ._to_phi import phi_dicts, session_sources
-from .session_tree import context_parts
+from ._to_phi import (
+    ENVELOPE,
+    HEADER_DROPPED,
+    MODEL_CHANGE_DROPPED,
+    NO_MESSAGE,
+    phi_dicts,
+    session_sources,
+)
+from .session_tree import context_parts, is_chain
 
 __all__ = ["message_dicts_to_phi", "phi_messages", "to_phi_core_dicts"]
 
@@ -172,29 +179,104 @@ class _Entry:
 def _session_sources(
     documents: list[dict[str, Any]], losses: PlacedLosses
 ) -> list[tuple[Any, dict[str, Any], Any]]:
+    """Each message of the session file's active branch (place, JSON as its writer writes it,
+    (model, provider) or None) for ``phi_dicts``, the losses of the entries (their nulls read
+    as absent, those that make no message, the messages' envelopes) added to ``losses``; a file
+    written as one chain in one pass (``_chain_sources``), any other one through its tree."""
+    if _is_chain(documents):
+        return _chain_sources(documents, losses)
+    return _tree_sources(documents, losses)
+
+
+def _checked(index: int, document: Any, losses: PlacedLosses) -> str:
+    """An entry checked as its reader reads it (its nulls taken out, their losses added);
+    its type."""
+    kind: Any = document.get("type") if type(document) is dict else None
+    shape = (_TREE_ENTRIES if index else _HEADER).get(kind) if type(kind) is str else None
+    if shape is None:
+        raise FastUnsupported(f"a {kind} entry")
+    if None in document.values():  # taken out (as the reader's losses come: first)
+        for key in without_nulls(document, shape):
+            losses.lose((((None, index), key), "dropped", _NULL_READ_AS_ABSENT))
+    if not shape.keys.issuperset(document):  # ``known``: its nulls are out
+        raise FastUnsupported(shape.name)
+    if index:
+        get = document.get
+        for key in _TEXTS[shape.name]:  # texts where present
+            if type(get(key, "")) is not str:
+                raise FastUnsupported(key)
+        if "id" not in document:  # a missing one is a fresh uuid
+            raise FastUnsupported("id")
+        stamp = get("timestamp")  # a missing one is the time of reading
+        if type(stamp) is not float or not math.isfinite(stamp):
+            number(document, "timestamp")
+        if "meta" in document:
+            _meta(document["meta"])
+    return kind  # type: ignore[no-any-return]
+
+
+def _is_chain(documents: list[Any]) -> bool:
+    """Whether the file is a header and entries written one after the other, each the child of
+    the one before (``is_chain``: how a session without branches is written), read from the
+    entries as written (a null parent id is an absent one; any entry the checks refuse is
+    refused on either way)."""
+    if len(documents) < 2 or not all(type(document) is dict for document in documents):
+        return False
+    if documents[0].get("type") != "session":
+        return False
+    body = documents[1:]
+    ids = [document.get("id") for document in body]
+    parents = [document.get("parent_id") for document in body[1:]]
+    return is_chain(ids, parents, body[-1].get("type"))
+
+
+def _chain_sources(
+    documents: list[dict[str, Any]], losses: PlacedLosses
+) -> list[tuple[Any, dict[str, Any], Any]]:
+    """``_tree_sources`` of a file that is one chain, in one pass: its active branch is every
+    entry but the header (``context_parts``), so its messages are those of its message
+    entries, each with the model of the last model change before it, and no entry is off the
+    branch or before a compaction (the fast path takes none). The losses come in the order
+    ``session_sources`` adds them: the nulls, the entries that make no message, the
+    envelopes."""
+    skipped: list[Any] = []
+    envelopes: list[Any] = []
+    sources: list[tuple[Any, dict[str, Any], Any]] = []
+    skip, wrap, add = skipped.append, envelopes.append, sources.append
+    model: tuple[Any, Any] | None = None
+    for index, document in enumerate(documents):
+        kind = _checked(index, document, losses)
+        at = (None, index)
+        if kind == "message":
+            message = _message(document["message"])
+            get = document.get  # read as ``session_sources`` reads the entry, in its order
+            if get("id") is not None:
+                wrap(((at, "id"), "dropped", ENVELOPE))
+            if get("timestamp") is not None:
+                wrap(((at, "timestamp"), "dropped", ENVELOPE))
+            if get("parent_id") is not None:
+                wrap(((at, "parent_id"), "dropped", ENVELOPE))
+            if get("meta") is not None:
+                wrap(((at, "meta"), "dropped", ENVELOPE))
+            add(((at, "message"), message, model))
+        elif not index:
+            skip((at, "dropped", HEADER_DROPPED))
+        elif kind == "model_change":
+            model = (document.get("model_id"), document.get("provider_id"))
+            skip((at, "dropped", MODEL_CHANGE_DROPPED))
+        else:
+            skip((at, "dropped", NO_MESSAGE.format(type=kind)))
+    losses.entries += skipped
+    losses.entries += envelopes
+    return sources
+
+
+def _tree_sources(
+    documents: list[dict[str, Any]], losses: PlacedLosses
+) -> list[tuple[Any, dict[str, Any], Any]]:
     entries = []
     for index, document in enumerate(documents):
-        kind = document.get("type") if type(document) is dict else None
-        shape = (_TREE_ENTRIES if index else _HEADER).get(kind) if type(kind) is str else None
-        if shape is None:
-            raise FastUnsupported(f"a {kind} entry")
-        if None in document.values():  # taken out (as the reader's losses come: first)
-            for key in without_nulls(document, shape):
-                losses.lose((((None, index), key), "dropped", _NULL_READ_AS_ABSENT))
-        if not shape.keys.issuperset(document):  # ``known``: its nulls are out
-            raise FastUnsupported(shape.name)
-        if index:
-            get = document.get
-            for key in _TEXTS[shape.name]:  # texts where present
-                if type(get(key, "")) is not str:
-                    raise FastUnsupported(key)
-            if "id" not in document:  # a missing one is a fresh uuid
-                raise FastUnsupported("id")
-            stamp = get("timestamp")  # a missing one is the time of reading
-            if type(stamp) is not float or not math.isfinite(stamp):
-                number(document, "timestamp")
-            if "meta" in document:
-                _meta(document["meta"])
+        kind = _checked(index, document, losses)
         # a message entry's message: on the active branch or not, its reader drops keys all the same
         message = _message(document["message"]) if kind == "message" else None
         entries.append(_Entry(document, message))

@@ -116,37 +116,48 @@ def session_sources(
         if id(entry) in used:
             continue
         if entry.type == "session":
-            reason = "the session header (id, cwd, version): phi-core messages have no session"
+            reason = HEADER_DROPPED
         elif id(entry) not in on_branch:
             reason = "not on the active branch, which is what build_session_context rebuilds"
         elif entry.type in ("message", "custom_message", "branch_summary"):
             reason = "before the compaction's first kept entry: replaced by its summary"
         elif entry.type == "model_change":
-            reason = (
-                "model change: its model and provider are written into later assistant messages"
-            )
+            reason = MODEL_CHANGE_DROPPED
         else:
-            reason = f"a {entry.type} entry makes no message"
+            reason = NO_MESSAGE.format(type=entry.type)
         lose(((None, index), "dropped", reason))
     sources: list[_Source] = []
-    add, models = sources.append, parts.models  # (once: a big file has ~200,000 such losses)
+    add, model_at = sources.append, parts.models.get  # (once: a big file has ~200,000 such losses)
     for document, entry in zip(documents, parts.sources, strict=True):
-        at = (None, index_of[id(entry)])
-        message = entry.type == "message"
-        if getattr(entry, "id", None) is not None:
-            lose(((at, "id"), "dropped", _ENVELOPE))
-        if message and getattr(entry, "timestamp", None) is not None:
-            lose(((at, "timestamp"), "dropped", _ENVELOPE))
-        if getattr(entry, "parent_id", None) is not None:
-            lose(((at, "parent_id"), "dropped", _ENVELOPE))
-        if getattr(entry, "meta", None) is not None:
-            lose(((at, "meta"), "dropped", _ENVELOPE))
-        add(((at, "message") if message else at, document, models.get(id(entry))))
+        key = id(entry)
+        at = (None, index_of[key])
+        # every entry has an id, a parent id and a timestamp (a message entry a meta): read
+        # directly, in the order their losses come
+        if entry.id is not None:
+            lose(((at, "id"), "dropped", ENVELOPE))
+        if entry.type == "message":
+            if entry.timestamp is not None:
+                lose(((at, "timestamp"), "dropped", ENVELOPE))
+            if entry.parent_id is not None:
+                lose(((at, "parent_id"), "dropped", ENVELOPE))
+            if entry.meta is not None:
+                lose(((at, "meta"), "dropped", ENVELOPE))
+            add(((at, "message"), document, model_at(key)))
+            continue
+        if entry.parent_id is not None:
+            lose(((at, "parent_id"), "dropped", ENVELOPE))
+        add((at, document, model_at(key)))
     return sources
 
 
-_ENVELOPE = "the session entry's envelope"
+ENVELOPE = "the session entry's envelope"
 """Why a message's entry's id, timestamp (a message entry's), parent id and meta are lost."""
+HEADER_DROPPED = "the session header (id, cwd, version): phi-core messages have no session"
+MODEL_CHANGE_DROPPED = (
+    "model change: its model and provider are written into later assistant messages"
+)
+NO_MESSAGE = "a {type} entry makes no message"
+"""Why an entry on the active branch that makes no message is lost (but a model change)."""
 
 
 def _layout_module(entry: Any) -> Any:
