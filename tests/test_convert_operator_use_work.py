@@ -124,3 +124,85 @@ def test_a_session_file_run_that_counts_its_losses_writes_no_pointer(
     for _, loss in listed:
         in_order[loss.kind, loss.reason] = in_order.get((loss.kind, loss.reason), 0) + 1
     assert list(counted.items()) == list(in_order.items())
+
+
+def _chain_variants(tmp_path: Path) -> list[list[str]]:
+    """Session files as lines: the corpus' (chains or not), a long chain, and that chain with a
+    null parent id, a null meta, a label, a leaf in the middle and one at the end (then not a
+    chain), a broken link and an id twice (not chains)."""
+    files = [
+        path.read_text("utf-8").splitlines()
+        for path in sorted((corpus("d0da87a6") / "sessions").glob("*.jsonl"))
+    ]
+    chain = big_session(tmp_path, 30_000).read_text("utf-8").splitlines()
+    files.append(chain)
+    entries = [json.loads(line) for line in chain]
+
+    def varied(index: int, **changes: Any) -> list[str]:
+        changed = [dict(entry) for entry in entries]
+        changed[index].update(changes)
+        return [json.dumps(entry, separators=(",", ":")) for entry in changed]
+
+    message = next(index for index, entry in enumerate(entries) if entry["type"] == "message")
+    files.append(varied(message, parent_id=None))
+    files.append(varied(message, meta=None))
+    files.append(varied(len(entries) - 1, type="leaf", target_id=entries[3]["id"]))
+    files.append(varied(message, parent_id="nothing"))
+    files.append(varied(message, id=entries[1]["id"]))
+    last = {"id": "ffffffff", "timestamp": 1.5, "parent_id": entries[-1]["id"], "type": "leaf"}
+    files.append([*chain, json.dumps({**last, "target_id": entries[2]["id"]})])
+    label = {"id": "fffffffe", "timestamp": 1.5, "parent_id": entries[-1]["id"], "type": "label"}
+    files.append([*chain, json.dumps({**label, "target_id": entries[2]["id"], "label": "x"})])
+    return files
+
+
+def test_a_chain_in_one_pass_gives_what_the_tree_walk_gives(tmp_path: Path) -> None:
+    """A session file that is one chain (``_chain_sources``, one pass) gives the sources and
+    the losses, in order, that walking its tree gives (``_tree_sources``: ``context_parts``
+    and ``session_sources``), or is refused alike; the corpus' files and variants of a long
+    chain (nulls, labels, leaves, broken links, an id twice) among them."""
+    import phi_wire.formats.operator_use._fast_to_phi as fast_to_phi
+    from phi_wire.convert import FastUnsupported, PlacedLosses
+
+    chains = 0
+    for lines in _chain_variants(tmp_path):
+        documents = [json.loads(line) for line in lines]
+        if not fast_to_phi._is_chain(documents):
+            continue
+        chains += 1
+        outcomes = []
+        for sources in (fast_to_phi._chain_sources, fast_to_phi._tree_sources):
+            losses = PlacedLosses()
+            try:
+                made = sources(json.loads(json.dumps(documents)), losses)
+            except FastUnsupported:
+                outcomes.append(None)
+                continue
+            outcomes.append((made, list(losses)))
+        assert outcomes[0] == outcomes[1]
+    assert chains >= 5
+
+
+def test_a_chain_takes_no_tree_walk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A session file written as one chain is converted without walking its tree
+    (``context_parts`` is not called) and writes what the model path writes."""
+    import phi_wire.formats.operator_use._fast_to_phi as fast_to_phi
+
+    monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)
+    path = big_session(tmp_path, 200_000)
+    walks = {"context_parts": 0}
+    real = fast_to_phi.context_parts
+
+    def counted(entries: Any) -> Any:
+        walks["context_parts"] += 1
+        return real(entries)
+
+    monkeypatch.setattr(fast_to_phi, "context_parts", counted)
+    fast = convert_input(read_input(str(path)), "operator-use", "phi-core")
+    assert walks["context_parts"] == 0
+    monkeypatch.setattr(fast_whole, "fast_converted", lambda *arguments: None)
+    import phi_wire.convert._files as convert_files
+
+    monkeypatch.setattr(convert_files, "fast_converted", lambda *arguments: None)
+    slow = convert_input(read_input(str(path)), "operator-use", "phi-core")
+    assert fast.text == slow.text and list(fast.losses) == list(slow.losses)
