@@ -197,7 +197,7 @@ def _checked(index: int, document: Any, losses: PlacedLosses) -> str:
         raise FastUnsupported(f"a {kind} entry")
     if None in document.values():  # taken out (as the reader's losses come: first)
         for key in without_nulls(document, shape):
-            losses.lose((((None, index), key), "dropped", _NULL_READ_AS_ABSENT))
+            losses.lose(((None, index), key, "dropped", _NULL_READ_AS_ABSENT))
     if not shape.keys.issuperset(document):  # ``known``: its nulls are out
         raise FastUnsupported(shape.name)
     if index:
@@ -251,13 +251,13 @@ def _chain_sources(
             message = _message(document["message"])
             get = document.get  # read as ``session_sources`` reads the entry, in its order
             if get("id") is not None:
-                wrap(((at, "id"), "dropped", ENVELOPE))
+                wrap((at, "id", "dropped", ENVELOPE))
             if get("timestamp") is not None:
-                wrap(((at, "timestamp"), "dropped", ENVELOPE))
+                wrap((at, "timestamp", "dropped", ENVELOPE))
             if get("parent_id") is not None:
-                wrap(((at, "parent_id"), "dropped", ENVELOPE))
+                wrap((at, "parent_id", "dropped", ENVELOPE))
             if get("meta") is not None:
-                wrap(((at, "meta"), "dropped", ENVELOPE))
+                wrap((at, "meta", "dropped", ENVELOPE))
             add(((at, "message"), message, model))
         elif not index:
             skip((at, "dropped", HEADER_DROPPED))

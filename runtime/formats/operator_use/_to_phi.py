@@ -73,7 +73,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
                 reason = "phi-core messages have no thinking level"
                 if key != "thinking_level":
                     reason = "the context's model: written into each assistant message instead"
-                losses.lose(((None, key), "dropped", reason))
+                losses.lose((None, key, "dropped", reason))
         return Conversion(messages, tuple(losses))
     if hasattr(value, "role"):
         return Conversion(
@@ -134,18 +134,18 @@ def session_sources(
         # every entry has an id, a parent id and a timestamp (a message entry a meta): read
         # directly, in the order their losses come
         if entry.id is not None:
-            lose(((at, "id"), "dropped", ENVELOPE))
+            lose((at, "id", "dropped", ENVELOPE))
         if entry.type == "message":
             if entry.timestamp is not None:
-                lose(((at, "timestamp"), "dropped", ENVELOPE))
+                lose((at, "timestamp", "dropped", ENVELOPE))
             if entry.parent_id is not None:
-                lose(((at, "parent_id"), "dropped", ENVELOPE))
+                lose((at, "parent_id", "dropped", ENVELOPE))
             if entry.meta is not None:
-                lose(((at, "meta"), "dropped", ENVELOPE))
+                lose((at, "meta", "dropped", ENVELOPE))
             add(((at, "message"), document, model_at(key)))
             continue
         if entry.parent_id is not None:
-            lose(((at, "parent_id"), "dropped", ENVELOPE))
+            lose((at, "parent_id", "dropped", ENVELOPE))
         add((at, document, model_at(key)))
     return sources
 
@@ -239,12 +239,12 @@ def phi_dicts(
             kind = EXTENSION_KIND.format(role=role)
             out.append({"data": with_sorted_keys(message), "kind": kind, "role": "extension"})
             continue
-        lose(((place, "id"), "dropped", _NO_ID))
+        lose((place, "id", "dropped", _NO_ID))
         seconds = message["timestamp"]
         if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
             timestamp = round(seconds * 1000)  # the usual time (``_ms``'s first case), inline
             if timestamp / 1000 != seconds:
-                lose(((place, "timestamp"), "changed", _ROUNDED))
+                lose((place, "timestamp", "changed", _ROUNDED))
         else:
             timestamp = _ms((place, "timestamp"), seconds, losses)
         blocks: list[dict[str, Any]] = []
@@ -343,9 +343,9 @@ def _block_to_phi(
         return [{"thinking": block["content"], "type": "thinking"}]
     if kind == "tool_call":
         if "kind" in block:
-            lose(((place, "kind"), "dropped", "phi-core tool calls have no kind"))
+            lose((place, "kind", "dropped", "phi-core tool calls have no kind"))
         if block["metadata"]:
-            lose(((place, "metadata"), "dropped", "phi-core tool calls have no metadata"))
+            lose((place, "metadata", "dropped", "phi-core tool calls have no metadata"))
         arguments = block["args"]
         if reordered_by_sorting(arguments):
             lose((place, "changed", SORTED_BY_PHI_CORE.format(key="args")))
@@ -395,7 +395,7 @@ def _tool_result_to_phi(
         losses.lose((place, "invented", _NO_TOOL_NAME))
     for key, default in (("metadata", {}), ("terminate", False), ("terminate_message", None)):
         if block.get(key, default) != default:
-            losses.lose(((place, key), "dropped", f"phi-core tool results have no {key}"))
+            losses.lose((place, key, "dropped", f"phi-core tool results have no {key}"))
     return {
         "content": [{"text": block["content"], "type": "text"}],
         "isError": block["is_error"],
@@ -417,7 +417,7 @@ def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> 
         for index, count in enumerate(counts):
             if not 0 <= count <= U64_MAX:
                 losses.lose(
-                    ((place, _USAGE_COUNTS[index]), "changed", "outside phi-core's u64: clamped")
+                    (place, _USAGE_COUNTS[index], "changed", "outside phi-core's u64: clamped")
                 )
                 counts[index] = min(max(count, 0), U64_MAX)
     cost_at: Place = None
@@ -425,7 +425,7 @@ def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> 
         if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
             if cost_at is None:
                 cost_at = (place, "cost")
-            losses.lose(((cost_at, key), "dropped", _NO_COST))
+            losses.lose((cost_at, key, "dropped", _NO_COST))
     read, write = counts[2:]
     return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
@@ -463,7 +463,7 @@ def _assistant_to_phi(
     stop_reason = message["stop_reason"]
     target, note = STOP_REASONS_TO_PHI[stop_reason]
     if note:
-        losses.lose(((place, "stop_reason"), "changed", note))
+        losses.lose((place, "stop_reason", "changed", note))
     out["stopReason"] = target
     out["timestamp"] = timestamp
     out["usage"] = _usage_to_phi((place, "usage"), message["usage"], losses)
