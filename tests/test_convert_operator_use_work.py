@@ -206,3 +206,27 @@ def test_a_chain_takes_no_tree_walk(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setattr(convert_files, "fast_converted", lambda *arguments: None)
     slow = convert_input(read_input(str(path)), "operator-use", "phi-core")
     assert fast.text == slow.text and list(fast.losses) == list(slow.losses)
+
+
+def test_placed_losses_of_a_parent_and_key_read_as_their_list() -> None:
+    """A loss added as (parent, key, kind, reason) reads as the loss at ``(parent, key)``,
+    beside those added as (place, kind, reason) and those ``extend`` adds with their pointers
+    written (noted when a note is given), in the order they came; counted alike."""
+    from phi_wire.convert import Loss, PlacedLosses, loss_counts, pointer_of
+
+    placed = PlacedLosses()
+    placed.lose(((None, 3), "message", "dropped", "a"))
+    placed.lose(((None, 4), "changed", "b"))
+    placed.lose(((((None, 5), "message"), "usage"), "a/b", "dropped", "a"))
+    placed.extend([Loss("/7/x", "invented", "c")], "(noted)")
+    placed.extend([Loss("/8", "dropped", "a")])
+    expected = [
+        Loss("/3/message", "dropped", "a"),
+        Loss(pointer_of((None, 4)), "changed", "b"),
+        Loss("/5/message/usage/a~1b", "dropped", "a"),
+        Loss("/7/x", "invented", "c (noted)"),
+        Loss("/8", "dropped", "a"),
+    ]
+    assert list(placed) == expected and placed == expected and len(placed) == 5
+    assert placed[2] == expected[2] and placed[3:] == expected[3:]
+    assert list(placed.counts().items()) == list(loss_counts(expected).items())
