@@ -22,8 +22,9 @@ from typing import Any, TypeAlias
 from phi_wire.formats import FOLDERS, HUB
 
 from ._fast import FastConverter
+from ._placed import PlacedLosses
 from ._route import VIA_HUB
-from ._types import LossColumns, Losses
+from ._types import Losses
 
 __all__ = [
     "FirstStep",
@@ -35,12 +36,13 @@ __all__ = [
 ]
 
 FirstStep: TypeAlias = Callable[
-    [list[dict[str, Any]], str, MutableMapping[str, str], "Losses | LossColumns"],
+    [list[dict[str, Any]], str, MutableMapping[str, str], PlacedLosses],
     Iterator[dict[str, Any]],
 ]
 """``(documents, type, call id -> tool name, losses) -> phi-core messages``, made one at a time
 (before phi-core's reader fills in its defaults), their free-form values checked; the losses
-added to the sink given; ``FastUnsupported`` as the format's dict converter raises it."""
+added (with their places) to the sink given; ``FastUnsupported`` as the format's dict converter
+raises it."""
 
 SecondStep: TypeAlias = Callable[[dict[str, Any], int, Losses], dict[str, Any]]
 """``(phi-core message, its index in the input's phi-core form, losses) -> the target's
@@ -91,8 +93,8 @@ def fused_converter(source: str, target: str, kind: str) -> FastConverter | None
 
     def converted(
         documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], LossColumns]:
-        losses = LossColumns()
+    ) -> tuple[list[dict[str, Any]], PlacedLosses]:
+        losses = PlacedLosses()
         out, later = second_steps(first(documents, kind, {}, losses), second)
         losses.extend(later, VIA_HUB)
         return out, losses
@@ -102,7 +104,7 @@ def fused_converter(source: str, target: str, kind: str) -> FastConverter | None
 
 def fused_writer(
     source: str, target: str, kind: str, write: Callable[[dict[str, Any]], str]
-) -> Callable[[list[dict[str, Any]], str], tuple[list[str], LossColumns]] | None:
+) -> Callable[[list[dict[str, Any]], str], tuple[list[str], PlacedLosses]] | None:
     """``fused_converter``'s documents each written by ``write`` as soon as it is made (neither
     a phi-core message nor a target's document of the input held: a whole input's), ``write``'s
     ``ValueError`` (a document it cannot write) raised as the converters' errors are."""
@@ -111,8 +113,8 @@ def fused_writer(
         return None
     first, second = steps
 
-    def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], LossColumns]:
-        losses = LossColumns()
+    def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], PlacedLosses]:
+        losses = PlacedLosses()
         later = Losses()
         messages = enumerate(first(documents, kind, {}, losses))
         out = [write(second(message, index, later)) for index, message in messages]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import collections
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeAlias
 
 from ._fast import Place, pointer_of
 from ._types import Loss, LossesMadeOnRead, LossKind
@@ -16,20 +17,47 @@ from ._types import Loss, LossesMadeOnRead, LossKind
 __all__ = ["PlacedLosses"]
 
 _NEW_TUPLE = tuple.__new__
-_KIND_REASON = operator.itemgetter(1, 2)
+_KIND_REASON = operator.itemgetter(-2, -1)
+
+Entry: TypeAlias = "tuple[Place | str, LossKind, str] | tuple[Place, str | int, LossKind, str]"
+"""One loss: ``(place, kind, reason)``, or ``(parent's place, key, kind, reason)`` (the place
+``(parent, key)`` not made: one tuple fewer per loss, most of them a key of a message), or a
+written pointer for the place (a loss added by ``extend``)."""
+
+
+def _pointer(entry: Entry) -> str:
+    if len(entry) == 4:
+        return pointer_of((entry[0], entry[1]))
+    place = entry[0]
+    return place if type(place) is str else pointer_of(place)  # type: ignore[arg-type]
 
 
 class PlacedLosses(LossesMadeOnRead):
-    """Losses as ``(place, kind, reason)`` entries; a ``Loss`` (its pointer written from its
-    place) made when it is read, ``counts`` without making any."""
+    """Losses as ``(place, kind, reason)`` (or ``(parent, key, kind, reason)``) entries; a
+    ``Loss`` (its pointer written from its place) made when it is read, ``counts`` without
+    making any."""
 
     __slots__ = ("entries", "lose")
 
     def __init__(self) -> None:
-        self.entries: list[tuple[Place, LossKind, str]] = []
-        self.lose: Callable[[tuple[Place, LossKind, str]], None] = self.entries.append
-        """Adds one ``(place, kind, reason)``: the list's own ``append``, a call in C (a big
-        input's converters add hundreds of thousands)."""
+        self.entries: list[Entry] = []
+        self.lose: Callable[[Entry], None] = self.entries.append
+        """Adds one ``(place, kind, reason)`` or ``(parent, key, kind, reason)``: the list's own
+        ``append``, a call in C (a big input's converters add hundreds of thousands)."""
+
+    def extend(self, losses: Iterable[Loss], note: str = "") -> None:
+        """Adds ``losses`` whose pointers are written (a second step's, after the first step's
+        placed ones), each reason followed by `` note`` when one is given (each noted reason
+        made once: a second step adds tens of thousands of a few reasons)."""
+        if not note:
+            self.entries += losses
+            return
+        noted: dict[str, str] = {}
+        for pointer, kind, reason in losses:
+            found = noted.get(reason)
+            if found is None:
+                found = noted[reason] = f"{reason} {note}"
+            self.entries.append((pointer, kind, found))
 
     def counts(self) -> dict[tuple[str, str], int]:
         """The losses counted by (kind, reason), in the order each first came (as
@@ -40,9 +68,9 @@ class PlacedLosses(LossesMadeOnRead):
         return len(self.entries)
 
     def __iter__(self) -> Iterator[Loss]:
-        for place, kind, reason in self.entries:
-            yield _NEW_TUPLE(Loss, (pointer_of(place), kind, reason))
+        for entry in self.entries:
+            yield _NEW_TUPLE(Loss, (_pointer(entry), entry[-2], entry[-1]))
 
     def _loss(self, index: int) -> Loss:
-        place, kind, reason = self.entries[index]
-        return Loss(pointer_of(place), kind, reason)
+        entry = self.entries[index]
+        return Loss(_pointer(entry), entry[-2], entry[-1])

@@ -39,9 +39,10 @@ from ._fast import FAST_MIN_BYTES, FastConverter, FastUnsupported, fast_converte
 from ._files import Converted, _converts_alone, _recognised, batch_size
 from ._fused import second_step, second_steps
 from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
+from ._placed import PlacedLosses
 from ._route import VIA_HUB, convert, noted_via_hub
 from ._session_file_stream import SESSION_FILE_STREAMS, SessionFileStream, session_file_stream
-from ._types import Conversion, Loss, LossColumns
+from ._types import Conversion, Loss
 
 __all__ = ["NotStreamed", "Stream", "ThroughHub", "streamed"]
 
@@ -121,10 +122,10 @@ class ThroughHub:
 
     def _fused(
         self, documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], LossColumns]:
+    ) -> tuple[list[dict[str, Any]], PlacedLosses]:
         """``convert_dicts``, each phi-core message taken by the second step as it is made."""
         assert self.fused is not None
-        losses = LossColumns()
+        losses = PlacedLosses()
         try:
             converted, later = second_steps(
                 self.first.phi_messages(documents, kind, losses), self.fused

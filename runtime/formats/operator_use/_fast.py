@@ -12,17 +12,15 @@ only where Python's ``json`` writes them as phi-core's writer does.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
-from pydantic import BaseModel
-
 from phi_wire.convert import FastUnsupported  # the seam's: its input takes the model path
+
+from ._wire_shapes import Shape
 
 __all__ = [
     "FastUnsupported",
-    "fields_of",
     "free_value",
     "integer",
     "known",
@@ -39,43 +37,26 @@ PLAIN_FLOATS = (1e-4, 1e16)
 decimals, the same shortest digits (``0.00001``, ``1e+16``: outside, they differ)."""
 
 
-@functools.cache
-def fields_of(model: type[BaseModel]) -> frozenset[str]:
-    """The wire keys of a model's fields: any other key is one its reader drops."""
-    return frozenset(field.alias or name for name, field in model.model_fields.items())
-
-
-def known(document: Any, model: type[BaseModel]) -> dict[str, Any]:
-    """``document`` if it is an object whose keys are all ``model``'s and none of whose values is
+def known(document: Any, shape: Shape) -> dict[str, Any]:
+    """``document`` if it is an object whose keys are all ``shape``'s and none of whose values is
     null, else ``FastUnsupported``."""
-    if type(document) is not dict or not fields_of(model).issuperset(document):
-        raise FastUnsupported(model.__name__)
+    if type(document) is not dict or not shape.keys.issuperset(document):
+        raise FastUnsupported(shape.name)
     if None in document.values():
-        raise FastUnsupported(f"{model.__name__}: a null")
+        raise FastUnsupported(f"{shape.name}: a null")
     return document
 
 
-@functools.cache
-def _nullable(model: type[BaseModel]) -> dict[str, bool]:
-    """A model's wire keys that may be null (None is their default), and whether its writer
-    skips a None (a null its reader reads as absent is then a loss: ``NULL_READ_AS_ABSENT``)."""
-    found = {}
-    for name, field in model.model_fields.items():
-        if field.default is None and field.default_factory is None:
-            extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-            found[field.alias or name] = extra.get("x-skip-serializing-if") == "is_none"
-    return found
-
-
-def without_nulls(document: dict[str, Any], model: type[BaseModel]) -> list[str]:
-    """Takes the nulls out of an object of ``model`` (its reader reads them as absent: pydantic
+def without_nulls(document: dict[str, Any], shape: Shape) -> list[str]:
+    """Takes the nulls out of an object of ``shape`` (its reader reads them as absent: pydantic
     holds None, the writer writes nothing) and gives the keys of those its reader drops without
-    a word (see ``_nullable``), in the document's order."""
-    nullable = _nullable(model)
+    a word (``Shape.nullable``: its writer skips a None; ``NULL_READ_AS_ABSENT``), in the
+    document's order."""
+    nullable = shape.nullable
     dropped = []
     for key in [key for key, value in document.items() if value is None]:
         if key not in nullable:
-            raise FastUnsupported(f"{model.__name__}: a null {key}")
+            raise FastUnsupported(f"{shape.name}: a null {key}")
         del document[key]
         if nullable[key]:
             dropped.append(key)

@@ -12,18 +12,14 @@ the model path writes. What this cannot read as the models do raises ``FastUnsup
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
-from pydantic import BaseModel
+from phi_wire.convert import NULL_READ_AS_ABSENT, PlacedLosses
 
-import phi_wire.operator_use as ou
-from phi_wire.convert import NULL_READ_AS_ABSENT, Loss, LossColumns
-from phi_wire.convert import Losses as _Losses
-
+from . import _wire_shapes as shapes
 from ._fast import (
     FastUnsupported,
-    fields_of,
     free_value,
     known,
     number,
@@ -31,45 +27,50 @@ from ._fast import (
     truth,
     without_nulls,
 )
-from ._to_phi import phi_dicts, session_sources
-from .api import context_parts
+from ._to_phi import (
+    ENVELOPE,
+    HEADER_DROPPED,
+    MODEL_CHANGE_DROPPED,
+    NO_MESSAGE,
+    phi_dicts,
+    session_sources,
+)
+from .session_tree import context_parts, is_chain
 
 __all__ = ["message_dicts_to_phi", "phi_messages", "to_phi_core_dicts"]
 
-_MESSAGES: dict[str, type[BaseModel]] = {
-    "user": ou.UserMessage,
-    "assistant": ou.AssistantMessage,
-    "tool": ou.ToolMessage,
+_MESSAGES: dict[str, shapes.Shape] = {
+    "user": shapes.USER_MESSAGE,
+    "assistant": shapes.ASSISTANT_MESSAGE,
+    "tool": shapes.TOOL_MESSAGE,
 }
 """The roles converted here (the second lane's, carried whole as extension data, are not)."""
-_FIELDS = {role: fields_of(model) for role, model in _MESSAGES.items()}
-_TEXT_KEYS = fields_of(ou.TextContent)
-_USAGE_KEYS = fields_of(ou.Usage)
-_COST_FIELDS = fields_of(ou.UsageCost)
-_STOP_REASONS = frozenset(reason.value for reason in ou.StopReason)
-_TOOL_KINDS = frozenset(kind.value for kind in ou.ToolKind)
-_COST_KEYS = tuple(ou.UsageCost.model_fields)
+_FIELDS = {role: shape.keys for role, shape in _MESSAGES.items()}
+_TEXT_KEYS = shapes.TEXT_CONTENT.keys
+_USAGE_KEYS = shapes.USAGE.keys
+_COST_FIELDS = shapes.USAGE_COST.keys
+_STOP_REASONS = shapes.STOP_REASONS
+_TOOL_KINDS = shapes.TOOL_KINDS
+_COST_KEYS = shapes.COST_KEYS
 _COUNT_KEYS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-_TREE_ENTRIES: dict[str, type[BaseModel]] = {
-    "message": ou.MessageEntry,
-    "model_change": ou.ModelChangeEntry,
-    "thinking_level_change": ou.ThinkingLevelChangeEntry,
-    "label": ou.LabelEntry,
-    "leaf": ou.LeafEntry,
-    "session_info": ou.SessionInfoEntry,
+_TREE_ENTRIES: dict[str, shapes.Shape] = {
+    "message": shapes.MESSAGE_ENTRY,
+    "model_change": shapes.MODEL_CHANGE_ENTRY,
+    "thinking_level_change": shapes.THINKING_LEVEL_CHANGE_ENTRY,
+    "label": shapes.LABEL_ENTRY,
+    "leaf": shapes.LEAF_ENTRY,
+    "session_info": shapes.SESSION_INFO_ENTRY,
 }
 """The entries taken here: messages, and those that make no message (a compaction, a custom
 message or a branch summary does one of the second lane: not taken)."""
-_HEADER: dict[str, type[BaseModel]] = {"session": ou.SessionHeader}
+_HEADER: dict[str, shapes.Shape] = {"session": shapes.SESSION_HEADER}
 _NULL_READ_AS_ABSENT = NULL_READ_AS_ABSENT.format(format="operator-use")
 _TREE_KEYS = ("id", "parent_id", "target_id", "model_id", "provider_id", "label", "name")
 _TEXTS = {
-    model: tuple(key for key in _TREE_KEYS if key in fields_of(model))
-    for model in _TREE_ENTRIES.values()
+    shape.name: tuple(key for key in _TREE_KEYS if key in shape.keys)
+    for shape in _TREE_ENTRIES.values()
 }
-"""Each entry model's keys of ``_TREE_KEYS`` (texts where present): it holds no others."""
-_ENTRY_FIELDS = {model: fields_of(model) for model in (*_TREE_ENTRIES.values(), *_HEADER.values())}
-"""Each entry model's wire keys (``fields_of``, looked up once)."""
+"""Each entry shape's keys of ``_TREE_KEYS`` (texts where present): it holds no others."""
 _READ = (
     "type",
     "id",
@@ -87,7 +88,7 @@ _READ = (
 
 def to_phi_core_dicts(
     documents: list[dict[str, Any]], kind: str
-) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """Operator-Use ``documents`` (``kind``: ``AgentMessage``, message lines; ``SessionFile``, a
     session file's entries, the header first) as phi-core AgentMessage JSON and the losses (a
     pointer's first token: the document's index); ``FastUnsupported`` where the models differ."""
@@ -100,21 +101,21 @@ def to_phi_core_dicts(
 
 def message_dicts_to_phi(
     documents: list[dict[str, Any]], tool_names: MutableMapping[str, str]
-) -> tuple[list[dict[str, Any]], list[Loss]]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """Operator-Use message lines as phi-core AgentMessage JSON and the losses (as
     ``to_phi_core_dicts``), ``tool_names`` (call id -> tool name) holding the calls of the lines
     before them and given theirs: only once every line is taken (``FastUnsupported`` leaves it
     as it was)."""
-    losses = _Losses()
-    sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
-    return _filled(phi_dicts(sources, losses, tool_names)), list(losses)
+    losses = PlacedLosses()
+    sources = [((None, index), _message(item), None) for index, item in enumerate(documents)]
+    return _filled(phi_dicts(sources, losses, tool_names)), losses
 
 
 def phi_messages(
     documents: list[dict[str, Any]],
     kind: str,
     tool_names: MutableMapping[str, str],
-    losses: _Losses | LossColumns,
+    losses: PlacedLosses,
 ) -> Iterator[dict[str, Any]]:
     """The phi-core messages of Operator-Use ``documents`` (``kind`` as ``to_phi_core_dicts``),
     each made only when the one before it has been taken (the first step of a conversion
@@ -125,7 +126,7 @@ def phi_messages(
     ``message_dicts_to_phi``'s. Every free-form value (tool arguments) is one ``free_value``
     took. ``FastUnsupported`` as ``to_phi_core_dicts`` raises it."""
     if kind == "AgentMessage":
-        sources = [(f"/{index}", _message(item), None) for index, item in enumerate(documents)]
+        sources = [((None, index), _message(item), None) for index, item in enumerate(documents)]
     elif kind == "SessionFile":
         sources = _session_sources(documents, losses)
     else:
@@ -143,10 +144,10 @@ def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _session_file_dicts(
     documents: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], LossColumns]:
-    """A session file's entries converted; its losses kept as columns (a big file has hundreds
-    of thousands: each ``Loss`` is made only if they are read, ``LossColumns``)."""
-    losses = LossColumns()
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
+    """A session file's entries converted; its losses kept with their places (a big file has
+    hundreds of thousands: no pointer is written unless they are read, ``PlacedLosses``)."""
+    losses = PlacedLosses()
     sources = _session_sources(documents, losses)  # the nulls read as absent first
     return _filled(phi_dicts(sources, losses)), losses
 
@@ -176,31 +177,106 @@ class _Entry:
 
 
 def _session_sources(
-    documents: list[dict[str, Any]], losses: _Losses | LossColumns
-) -> list[tuple[str, Any, Any]]:
+    documents: list[dict[str, Any]], losses: PlacedLosses
+) -> list[tuple[Any, dict[str, Any], Any]]:
+    """Each message of the session file's active branch (place, JSON as its writer writes it,
+    (model, provider) or None) for ``phi_dicts``, the losses of the entries (their nulls read
+    as absent, those that make no message, the messages' envelopes) added to ``losses``; a file
+    written as one chain in one pass (``_chain_sources``), any other one through its tree."""
+    if _is_chain(documents):
+        return _chain_sources(documents, losses)
+    return _tree_sources(documents, losses)
+
+
+def _checked(index: int, document: Any, losses: PlacedLosses) -> str:
+    """An entry checked as its reader reads it (its nulls taken out, their losses added);
+    its type."""
+    kind: Any = document.get("type") if type(document) is dict else None
+    shape = (_TREE_ENTRIES if index else _HEADER).get(kind) if type(kind) is str else None
+    if shape is None:
+        raise FastUnsupported(f"a {kind} entry")
+    if None in document.values():  # taken out (as the reader's losses come: first)
+        for key in without_nulls(document, shape):
+            losses.lose(((None, index), key, "dropped", _NULL_READ_AS_ABSENT))
+    if not shape.keys.issuperset(document):  # ``known``: its nulls are out
+        raise FastUnsupported(shape.name)
+    if index:
+        get = document.get
+        for key in _TEXTS[shape.name]:  # texts where present
+            if type(get(key, "")) is not str:
+                raise FastUnsupported(key)
+        if "id" not in document:  # a missing one is a fresh uuid
+            raise FastUnsupported("id")
+        stamp = get("timestamp")  # a missing one is the time of reading
+        if type(stamp) is not float or not math.isfinite(stamp):
+            number(document, "timestamp")
+        if "meta" in document:
+            _meta(document["meta"])
+    return kind  # type: ignore[no-any-return]
+
+
+def _is_chain(documents: list[Any]) -> bool:
+    """Whether the file is a header and entries written one after the other, each the child of
+    the one before (``is_chain``: how a session without branches is written), read from the
+    entries as written (a null parent id is an absent one; any entry the checks refuse is
+    refused on either way)."""
+    if len(documents) < 2 or not all(type(document) is dict for document in documents):
+        return False
+    if documents[0].get("type") != "session":
+        return False
+    body = documents[1:]
+    ids = [document.get("id") for document in body]
+    parents = [document.get("parent_id") for document in body[1:]]
+    return is_chain(ids, parents, body[-1].get("type"))
+
+
+def _chain_sources(
+    documents: list[dict[str, Any]], losses: PlacedLosses
+) -> list[tuple[Any, dict[str, Any], Any]]:
+    """``_tree_sources`` of a file that is one chain, in one pass: its active branch is every
+    entry but the header (``context_parts``), so its messages are those of its message
+    entries, each with the model of the last model change before it, and no entry is off the
+    branch or before a compaction (the fast path takes none). The losses come in the order
+    ``session_sources`` adds them: the nulls, the entries that make no message, the
+    envelopes."""
+    skipped: list[Any] = []
+    envelopes: list[Any] = []
+    sources: list[tuple[Any, dict[str, Any], Any]] = []
+    skip, wrap, add = skipped.append, envelopes.append, sources.append
+    model: tuple[Any, Any] | None = None
+    for index, document in enumerate(documents):
+        kind = _checked(index, document, losses)
+        at = (None, index)
+        if kind == "message":
+            message = _message(document["message"])
+            get = document.get  # read as ``session_sources`` reads the entry, in its order
+            if get("id") is not None:
+                wrap((at, "id", "dropped", ENVELOPE))
+            if get("timestamp") is not None:
+                wrap((at, "timestamp", "dropped", ENVELOPE))
+            if get("parent_id") is not None:
+                wrap((at, "parent_id", "dropped", ENVELOPE))
+            if get("meta") is not None:
+                wrap((at, "meta", "dropped", ENVELOPE))
+            add(((at, "message"), message, model))
+        elif not index:
+            skip((at, "dropped", HEADER_DROPPED))
+        elif kind == "model_change":
+            model = (document.get("model_id"), document.get("provider_id"))
+            skip((at, "dropped", MODEL_CHANGE_DROPPED))
+        else:
+            skip((at, "dropped", NO_MESSAGE.format(type=kind)))
+    losses.entries += skipped
+    losses.entries += envelopes
+    return sources
+
+
+def _tree_sources(
+    documents: list[dict[str, Any]], losses: PlacedLosses
+) -> list[tuple[Any, dict[str, Any], Any]]:
     entries = []
     for index, document in enumerate(documents):
-        kind = document.get("type") if type(document) is dict else None
-        model = (_TREE_ENTRIES if index else _HEADER).get(kind) if type(kind) is str else None
-        if model is None:
-            raise FastUnsupported(f"a {kind} entry")
-        if None in document.values():  # taken out (as the reader's losses come: first)
-            for key in without_nulls(document, model):
-                losses.add(f"/{index}/{key}", "dropped", _NULL_READ_AS_ABSENT)
-        if not _ENTRY_FIELDS[model].issuperset(document):  # ``known``: its nulls are out
-            raise FastUnsupported(model.__name__)
-        if index:
-            get = document.get
-            for key in _TEXTS[model]:  # texts where present
-                if type(get(key, "")) is not str:
-                    raise FastUnsupported(key)
-            if "id" not in document:  # a missing one is a fresh uuid
-                raise FastUnsupported("id")
-            stamp = get("timestamp")  # a missing one is the time of reading
-            if type(stamp) is not float or not math.isfinite(stamp):
-                number(document, "timestamp")
-            if "meta" in document:
-                _meta(document["meta"])
+        kind = _checked(index, document, losses)
         # a message entry's message: on the active branch or not, its reader drops keys all the same
         message = _message(document["message"]) if kind == "message" else None
         entries.append(_Entry(document, message))
@@ -215,7 +291,7 @@ def _session_sources(
 
 def _meta(meta: Any) -> None:
     """A message entry's meta (only its loss is written: its keys checked, as the reader's)."""
-    known(meta, ou.MessageMeta)
+    known(meta, shapes.MESSAGE_META)
     for key in ("reply_to",):
         if key in meta:
             text(meta, key)
@@ -223,7 +299,7 @@ def _meta(meta: Any) -> None:
         if type(meta.get(key, [])) is not list:
             raise FastUnsupported(key)
     for attachment in meta.get("attachments", []):
-        known(attachment, ou.MessageAttachment)
+        known(attachment, shapes.MESSAGE_ATTACHMENT)
         text(attachment, "path")
         if "mime_type" in attachment:
             text(attachment, "mime_type")
@@ -240,7 +316,7 @@ def _message(message: Any) -> dict[str, Any]:
     if fields is None:
         raise FastUnsupported(f"a {role} message")
     if not fields.issuperset(message):
-        raise FastUnsupported(f"{_MESSAGES[str(role)].__name__}: an unknown key")
+        raise FastUnsupported(f"{_MESSAGES[str(role)].name}: an unknown key")
     contents = message.setdefault("contents", [])
     if type(contents) is not list or type(message.get("id")) is not str:  # missing: a uuid4
         raise FastUnsupported("contents or id")
@@ -294,12 +370,12 @@ def _block(item: Any) -> dict[str, Any]:
             raise FastUnsupported("a text block")
         return block
     if kind == "thinking":
-        known(block, ou.ThinkingContent)
+        known(block, shapes.THINKING_CONTENT)
         block["content"] = text(block, "content", "")
         block["signature"] = text(block, "signature", "")
         return block
     if kind == "tool_call":
-        known(block, ou.ToolCallContent)
+        known(block, shapes.TOOL_CALL_CONTENT)
         block["id"] = text(block, "id", "")
         block["name"] = text(block, "name", "")
         if "kind" in block and block["kind"] not in _TOOL_KINDS:
@@ -308,7 +384,7 @@ def _block(item: Any) -> dict[str, Any]:
         block["metadata"] = _object(block, "metadata")
         return block
     if kind == "tool_result":
-        known(block, ou.ToolResultContent)
+        known(block, shapes.TOOL_RESULT_CONTENT)
         block["id"] = text(block, "id", "")
         block["content"] = text(block, "content", "")
         block["is_error"] = truth(block, "is_error", False)
@@ -317,7 +393,7 @@ def _block(item: Any) -> dict[str, Any]:
         return block
     if kind in ("image", "audio"):
         key = "images" if kind == "image" else "audio"
-        known(block, ou.ImageContent if kind == "image" else ou.AudioContent)
+        known(block, shapes.IMAGE_CONTENT if kind == "image" else shapes.AUDIO_CONTENT)
         items = block.setdefault(key, [])
         if type(items) is not list or any(type(item) is not str for item in items):
             raise FastUnsupported(key)

@@ -15,8 +15,12 @@ from phi_wire.convert import Conversion, EntryIds, Loss, LossKind, UnsupportedCo
 from phi_wire.convert import Losses as _Losses
 
 from ._content_from_phi import blocks_from_phi
-from ._shared import _OU_MESSAGES, MODEL_IN_ENTRIES, STOP_REASONS_FROM_PHI, _json, _only_messages
+from ._shared import MODEL_IN_ENTRIES, STOP_REASONS_FROM_PHI, _json, _only_messages
 from .api import SessionFileLines, layout_of
+
+_OU_MESSAGES = list[ou.AgentMessage]
+"""One object: ``loads`` keeps one TypeAdapter per type object (a new ``list[...]`` per call would
+build a new one every time)."""
 
 # --- phi-core -> Operator-Use -------------------------------------------------------------------
 

@@ -7,8 +7,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import phi_wire.operator_use as ou
-import phi_wire.v0_10 as phi
 from phi_wire.convert import UnsupportedConversion
 
 U64_MAX = 2**64 - 1
@@ -47,11 +45,6 @@ STOP_REASONS_FROM_PHI: dict[str, tuple[str, str | None]] = {
 
 MODEL_IN_ENTRIES = "Operator-Use keeps the model in model_change entries, not in messages"
 """The loss of an assistant's model and provider (a message list; a session file keeps them)."""
-
-_PHI_MESSAGES = list[phi.AgentMessage]
-_OU_MESSAGES = list[ou.AgentMessage]
-"""One object each: ``loads`` keeps one TypeAdapter per type object (a new ``list[...]`` per call
-would build a new one every time)."""
 
 _IMAGE_MAGIC = (
     ("iVBORw0KGgo", "image/png"),

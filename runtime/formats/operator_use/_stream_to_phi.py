@@ -14,13 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import phi_wire.operator_use as ou
-from phi_wire.convert import Conversion, FastUnsupported, Loss, LossColumns
-from phi_wire.convert import Losses as _Losses
+from phi_wire.convert import Conversion, FastUnsupported, PlacedLosses
 
 from ._fast_to_phi import message_dicts_to_phi, phi_messages
 from ._shared import _json_list, _only_messages
-from ._to_phi import _messages_to_phi
+from ._to_phi import messages_to_phi
 
 __all__ = ["MessageStreamToPhi"]
 
@@ -60,18 +58,20 @@ class MessageStreamToPhi:
 
     def convert(self, messages: Sequence[Any]) -> Conversion[Any]:
         """The next batch's models, as ``to_phi_core`` converts a list of messages."""
+        import phi_wire.operator_use as ou  # the model path's: a fast conversion imports none
+
         self._tool_names.begin()
         values = list(messages)
         _only_messages(values, "Operator-Use -> phi-core")
-        losses = _Losses()
-        sources: list[tuple[str, Any, Any]] = [
-            (f"/{index}", item, None) for index, item in enumerate(_json_list(values, ou.dumps))
+        losses = PlacedLosses()
+        sources: list[tuple[Any, dict[str, Any], Any]] = [
+            ((None, index), item, None) for index, item in enumerate(_json_list(values, ou.dumps))
         ]
-        return Conversion(_messages_to_phi(sources, losses, self._tool_names), tuple(losses))
+        return Conversion(messages_to_phi(sources, losses, self._tool_names), tuple(losses))
 
     def convert_dicts(
         self, documents: list[dict[str, Any]], kind: str
-    ) -> tuple[list[dict[str, Any]], list[Loss]]:
+    ) -> tuple[list[dict[str, Any]], PlacedLosses]:
         """The next batch's lines (their JSON: lines Operator-Use's fast path vouched for) as
         phi-core's JSON, dict to dict (``_fast_to_phi``): what ``convert`` gives for their
         models. ``FastUnsupported`` leaves the state as it was."""
@@ -85,7 +85,7 @@ class MessageStreamToPhi:
             raise
 
     def phi_messages(
-        self, documents: list[dict[str, Any]], kind: str, losses: _Losses | LossColumns
+        self, documents: list[dict[str, Any]], kind: str, losses: PlacedLosses
     ) -> Iterator[dict[str, Any]]:
         """The next batch's lines as phi-core messages made one at a time (``_fast_to_phi``'s
         ``phi_messages``: for a second step fused with this one), their losses into ``losses``.

@@ -1,5 +1,10 @@
 """Operator-Use -> phi-core 0.10: message lines, message lists and a session file's active branch
-(``convert`` says what each mapping decides)."""
+(``convert`` says what each mapping decides).
+
+Every loss is kept with its place (``PlacedLosses``: its pointer written only when it is read), on
+the models' path as on the dict converter's (``_fast_to_phi``), which share ``phi_dicts`` and
+``session_sources``; the models and phi-core's reader are imported only by the model path's
+functions (a fast conversion imports none)."""
 
 from __future__ import annotations
 
@@ -7,24 +12,20 @@ import base64
 import json
 import math
 from collections.abc import MutableMapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any
 
-import phi_wire.operator_use as ou
-import phi_wire.v0_10 as phi
 from phi_wire.convert import (
     SORTED_BY_PHI_CORE,
     Conversion,
-    LossColumns,
+    Place,
+    PlacedLosses,
     UnsupportedConversion,
     reordered_by_sorting,
     with_sorted_keys,
 )
-from phi_wire.convert import Losses as _Losses
-from phi_wire.formats import version_of
 
 from ._shared import (
     _IMAGE_MAGIC,
-    _PHI_MESSAGES,
     EXTENSION_KIND,
     SECOND_LANE,
     STOP_REASONS_TO_PHI,
@@ -33,70 +34,81 @@ from ._shared import (
     _json_list,
     _only_messages,
 )
-from .api import ContextParts, SessionFileLines, context_parts
 
-_Sink: TypeAlias = _Losses | LossColumns
-"""Where the losses go: a list of them (the models' path), or columns (the dict converter's:
-each ``Loss`` made only when read)."""
+_Source = tuple[Place, dict[str, Any], Any]
+"""A message to convert: its place (where its losses point), its JSON as Operator-Use's writer
+writes it, and the (model, provider) in effect (None: none known)."""
 
 # --- Operator-Use -> phi-core -------------------------------------------------------------------
 
 
 def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     """An Operator-Use value as phi-core 0.10 (see the module docstring for what becomes what)."""
-    losses = _Losses()
+    import phi_wire.operator_use as ou  # the model path's: a fast conversion imports no model
+    import phi_wire.v0_10 as phi
+
+    from .api import SessionFileLines
+
+    losses = PlacedLosses()
     if isinstance(value, SessionFileLines):
         return Conversion(_session_to_phi(value, losses), tuple(losses))
     if isinstance(value, list):
         _only_messages(value, "Operator-Use -> phi-core")
-        sources: list[tuple[str, Any, Any]] = [
-            (f"/{index}", item, None) for index, item in enumerate(_json_list(value, ou.dumps))
+        sources: list[_Source] = [
+            ((None, index), item, None) for index, item in enumerate(_json_list(value, ou.dumps))
         ]
-        return Conversion(_messages_to_phi(sources, losses), tuple(losses))
+        return Conversion(messages_to_phi(sources, losses), tuple(losses))
     name = type(value).__name__
     if name == "SessionContext":
         document = _json(value, ou.dumps)
         model = (document.get("model_id"), document.get("provider_id"))
+        messages_at: Place = (None, "messages")
         sources = [
-            (f"/messages/{index}", message, model)  # the context's model for every message
+            ((messages_at, index), message, model)  # the context's model for every message
             for index, message in enumerate(document["messages"])
         ]
-        messages = _messages_to_phi(sources, losses)
+        messages = messages_to_phi(sources, losses)
         for key in ("thinking_level", "model_id", "provider_id"):
             if key in document:
                 reason = "phi-core messages have no thinking level"
                 if key != "thinking_level":
                     reason = "the context's model: written into each assistant message instead"
-                losses.add(f"/{key}", "dropped", reason)
+                losses.lose((None, key, "dropped", reason))
         return Conversion(messages, tuple(losses))
     if hasattr(value, "role"):
         return Conversion(
-            _messages_to_phi([("", _json(value, ou.dumps), None)], losses), tuple(losses)
+            messages_to_phi([(None, _json(value, ou.dumps), None)], losses), tuple(losses)
         )
     if name == "Usage":
-        usage = _usage_to_phi("", _json(value, ou.dumps), losses)
+        usage = _usage_to_phi(None, _json(value, ou.dumps), losses)
         return Conversion(phi.loads(phi.Usage, json.dumps(usage)), tuple(losses))
     if name == "StopReason":
-        reason = _stop_reason_to_phi("", value.value, losses)
+        reason = _stop_reason_to_phi(None, value.value, losses)
         return Conversion(phi.StopReason(reason), tuple(losses))
     raise UnsupportedConversion(f"no Operator-Use -> phi-core conversion for {name}")
 
 
-def _session_to_phi(entries: SessionFileLines, losses: _Sink) -> list[Any]:
+def _session_to_phi(entries: Any, losses: PlacedLosses) -> list[Any]:
+    import phi_wire.operator_use as ou
+
+    from .api import context_parts
+
     parts = context_parts(entries)
     module = _layout_module(entries[0]) if entries else ou
     context = module.build_session_context(entries)
     documents = _json_list(context.messages, module.dumps)
-    return _messages_to_phi(session_sources(entries, parts, documents, losses), losses)
+    return messages_to_phi(session_sources(entries, parts, documents, losses), losses)
 
 
 def session_sources(
-    entries: Sequence[Any], parts: ContextParts, documents: Sequence[Any], losses: _Sink
-) -> list[tuple[str, Any, Any]]:
+    entries: Sequence[Any], parts: Any, documents: Sequence[Any], losses: PlacedLosses
+) -> list[_Source]:
     """The losses of the entries of a session file that make no message (in file order), then
-    those of each message's envelope; and each message's (pointer, JSON, model) for
+    those of each message's envelope; and each message's (place, JSON, model) for
     ``phi_dicts``. ``entries`` have their fields as attributes (models, or any object that
-    reads a dict so), ``documents`` are the JSON of the messages of ``parts.sources``."""
+    reads a dict so), ``parts`` is their ``context_parts``, ``documents`` are the JSON of the
+    messages of ``parts.sources``."""
+    lose = losses.lose
     index_of = {id(entry): index for index, entry in enumerate(entries)}
     used = {id(entry) for entry in parts.sources}
     on_branch = {id(entry) for entry in parts.branch}
@@ -104,40 +116,54 @@ def session_sources(
         if id(entry) in used:
             continue
         if entry.type == "session":
-            reason = "the session header (id, cwd, version): phi-core messages have no session"
+            reason = HEADER_DROPPED
         elif id(entry) not in on_branch:
             reason = "not on the active branch, which is what build_session_context rebuilds"
         elif entry.type in ("message", "custom_message", "branch_summary"):
             reason = "before the compaction's first kept entry: replaced by its summary"
         elif entry.type == "model_change":
-            reason = (
-                "model change: its model and provider are written into later assistant messages"
-            )
+            reason = MODEL_CHANGE_DROPPED
         else:
-            reason = f"a {entry.type} entry makes no message"
-        losses.add(f"/{index}", "dropped", reason)
-    sources = []
-    add, models = losses.add, parts.models  # (once: a big file has ~200,000 such losses)
+            reason = NO_MESSAGE.format(type=entry.type)
+        lose(((None, index), "dropped", reason))
+    sources: list[_Source] = []
+    add, model_at = sources.append, parts.models.get  # (once: a big file has ~200,000 such losses)
     for document, entry in zip(documents, parts.sources, strict=True):
-        at = f"/{index_of[id(entry)]}"
-        message = entry.type == "message"
-        if getattr(entry, "id", None) is not None:
-            add(at + "/id", "dropped", _ENVELOPE)
-        if message and getattr(entry, "timestamp", None) is not None:
-            add(at + "/timestamp", "dropped", _ENVELOPE)
-        if getattr(entry, "parent_id", None) is not None:
-            add(at + "/parent_id", "dropped", _ENVELOPE)
-        if getattr(entry, "meta", None) is not None:
-            add(at + "/meta", "dropped", _ENVELOPE)
-        sources.append((at + "/message" if message else at, document, models.get(id(entry))))
+        key = id(entry)
+        at = (None, index_of[key])
+        # every entry has an id, a parent id and a timestamp (a message entry a meta): read
+        # directly, in the order their losses come
+        if entry.id is not None:
+            lose((at, "id", "dropped", ENVELOPE))
+        if entry.type == "message":
+            if entry.timestamp is not None:
+                lose((at, "timestamp", "dropped", ENVELOPE))
+            if entry.parent_id is not None:
+                lose((at, "parent_id", "dropped", ENVELOPE))
+            if entry.meta is not None:
+                lose((at, "meta", "dropped", ENVELOPE))
+            add(((at, "message"), document, model_at(key)))
+            continue
+        if entry.parent_id is not None:
+            lose((at, "parent_id", "dropped", ENVELOPE))
+        add((at, document, model_at(key)))
     return sources
 
 
-_ENVELOPE = "the session entry's envelope"
+ENVELOPE = "the session entry's envelope"
 """Why a message's entry's id, timestamp (a message entry's), parent id and meta are lost."""
+HEADER_DROPPED = "the session header (id, cwd, version): phi-core messages have no session"
+MODEL_CHANGE_DROPPED = (
+    "model change: its model and provider are written into later assistant messages"
+)
+NO_MESSAGE = "a {type} entry makes no message"
+"""Why an entry on the active branch that makes no message is lost (but a model change)."""
 
 
 def _layout_module(entry: Any) -> Any:
+    import phi_wire.operator_use as ou
+    from phi_wire.formats import version_of
+
     entry_version = version_of(entry)
     return entry_version.load() if entry_version is not None else ou
 
@@ -156,23 +182,42 @@ def _written_for_an_extension(message: dict[str, Any]) -> bool:
     )
 
 
-def _messages_to_phi(
-    sources: Sequence[tuple[str, dict[str, Any], Any]],
-    losses: _Sink,
+def messages_to_phi(
+    sources: Sequence[_Source],
+    losses: PlacedLosses,
     tool_names: MutableMapping[str, str] | None = None,
 ) -> list[Any]:
-    """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
-    AgentMessages (``tool_names``: as ``phi_dicts``)."""
+    """Each (place, Operator-Use message JSON, (model, provider) or None) as phi-core
+    AgentMessages, read by phi-core's reader (``tool_names``: as ``phi_dicts``)."""
+    import phi_wire.v0_10 as phi
+
     # read as phi-core reads them, all in one loads (per-call work dominated one per message)
-    return list(phi.loads(_PHI_MESSAGES, json.dumps(phi_dicts(sources, losses, tool_names))))
+    return list(phi.loads(_phi_messages(), json.dumps(phi_dicts(sources, losses, tool_names))))
+
+
+_PHI_MESSAGES: list[Any] = []
+"""``list[phi.AgentMessage]``, made once (``loads`` keeps one TypeAdapter per type object: a new
+``list[...]`` per call would build a new one every time)."""
+
+
+def _phi_messages() -> Any:
+    if not _PHI_MESSAGES:
+        import phi_wire.v0_10 as phi
+
+        _PHI_MESSAGES.append(list[phi.AgentMessage])
+    return _PHI_MESSAGES[0]
+
+
+_ROUNDED = "rounded to whole milliseconds (phi-core: u64 ms)"
+_NO_ID = "phi-core messages have no id"
 
 
 def phi_dicts(
-    sources: Sequence[tuple[str, dict[str, Any], Any]],
-    losses: _Sink,
+    sources: Sequence[_Source],
+    losses: PlacedLosses,
     tool_names: MutableMapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each (pointer, Operator-Use message JSON as its writer writes it, (model, provider) or
+    """Each (place, Operator-Use message JSON as its writer writes it, (model, provider) or
     None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults),
     every object's keys in the order phi-core writes them, sorted (so the dict converter writes
     them as they are built: ``_fast_to_phi``). ``tool_names`` (call id -> tool name, a tool
@@ -180,12 +225,13 @@ def phi_dicts(
     batch) and gets these ones' (None: no messages before)."""
     if tool_names is None:
         tool_names = {}
+    lose = losses.lose
     out: list[dict[str, Any]] = []
-    for pointer, message, model in sources:
+    for place, message, model in sources:
         role = message["role"]
         if role in SECOND_LANE:
             if reordered_by_sorting(message.get("details")):  # a custom message's free value
-                losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="details"))
+                lose((place, "changed", SORTED_BY_PHI_CORE.format(key="details")))
             if _written_for_an_extension(message):  # back to the extension it was
                 kind, data = message["custom_type"], message.get("details")
                 out.append({"data": with_sorted_keys(data), "kind": kind, "role": "extension"})
@@ -193,77 +239,85 @@ def phi_dicts(
             kind = EXTENSION_KIND.format(role=role)
             out.append({"data": with_sorted_keys(message), "kind": kind, "role": "extension"})
             continue
-        losses.add(pointer + "/id", "dropped", "phi-core messages have no id")
-        timestamp = _ms(pointer + "/timestamp", message["timestamp"], losses)
+        lose((place, "id", "dropped", _NO_ID))
+        seconds = message["timestamp"]
+        if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
+            timestamp = round(seconds * 1000)  # the usual time (``_ms``'s first case), inline
+            if timestamp / 1000 != seconds:
+                lose((place, "timestamp", "changed", _ROUNDED))
+        else:
+            timestamp = _ms((place, "timestamp"), seconds, losses)
         blocks: list[dict[str, Any]] = []
-        results: list[tuple[str, dict[str, Any]]] = []
+        results: list[tuple[Place, dict[str, Any]]] = []
         previous_image = False
-        for index, block in enumerate(message.get("contents", [])):
-            if block["type"] == "text":  # most blocks: nothing lost, no pointer made
+        contents_at: Place = (place, "contents")
+        for index, block in enumerate(message.get("contents", ())):
+            kind = block["type"]
+            if kind == "text":  # most blocks: nothing lost, no place made
                 blocks.append({"text": block["content"], "type": "text"})
                 previous_image = False
                 continue
-            block_pointer = f"{pointer}/contents/{index}"
-            if block["type"] == "tool_result":
-                results.append((block_pointer, block))
+            block_place = (contents_at, index)
+            if kind == "tool_result":
+                results.append((block_place, block))
                 if role != "tool":
-                    losses.add(
-                        block_pointer,
-                        "changed",
-                        f"a tool_result block in a {role} message becomes a phi-core toolResult "
-                        "message (before the rest of the message); it comes back in a tool message",
+                    lose(
+                        (
+                            block_place,
+                            "changed",
+                            f"a tool_result block in a {role} message becomes a phi-core "
+                            "toolResult message (before the rest of the message); it comes back "
+                            "in a tool message",
+                        )
                     )
                 previous_image = False
                 continue
-            if block["type"] == "image" and previous_image:
-                losses.add(
-                    block_pointer,
-                    "changed",
-                    "an image block right after another: phi-core has one block per image, and "
-                    "adjacent images come back as one Operator-Use image block",
-                )
-            previous_image = block["type"] == "image"
-            blocks.extend(_block_to_phi(block_pointer, block, losses))
-            if block["type"] == "tool_call":
+            if kind == "image" and previous_image:
+                lose((block_place, "changed", _ADJACENT_IMAGES))
+            previous_image = kind == "image"
+            blocks.extend(_block_to_phi(block_place, block, losses))
+            if kind == "tool_call":
                 tool_names[block["id"]] = block["name"]
-        for block_pointer, block in results:
-            out.append(_tool_result_to_phi(block_pointer, block, timestamp, tool_names, losses))
+        for result_place, result in results:
+            out.append(_tool_result_to_phi(result_place, result, timestamp, tool_names, losses))
         if role == "assistant":
-            out.append(_assistant_to_phi(pointer, message, blocks, timestamp, model, losses))
+            out.append(_assistant_to_phi(place, message, blocks, timestamp, model, losses))
         elif role == "user" and not blocks and results:
-            losses.add(pointer, "changed", "a user message of tool results only: no user message")
+            lose((place, "changed", "a user message of tool results only: no user message"))
         elif role == "user" or blocks:
             if role == "tool":
-                losses.add(
-                    f"{pointer}/contents",
-                    "changed",
-                    "blocks other than tool_result in a tool message: a phi-core user message",
+                lose(
+                    (
+                        contents_at,
+                        "changed",
+                        "blocks other than tool_result in a tool message: a phi-core user message",
+                    )
                 )
             out.append({"content": blocks, "role": "user", "timestamp": timestamp})
     return out
 
 
-def _ms(pointer: str, seconds: Any, losses: _Sink) -> int:
+_ADJACENT_IMAGES = (
+    "an image block right after another: phi-core has one block per image, and adjacent images "
+    "come back as one Operator-Use image block"
+)
+
+
+def _ms(place: Place, seconds: Any, losses: PlacedLosses) -> int:
     """Float seconds as u64 milliseconds; a loss when the milliseconds do not give them back."""
-    if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
-        # the usual time, first (what the checks below let through to the rounding: not NaN,
-        # not infinite, in range)
-        milliseconds = round(seconds * 1000)
-        if milliseconds / 1000 != seconds:
-            losses.add(pointer, "changed", "rounded to whole milliseconds (phi-core: u64 ms)")
-        return milliseconds
+    lose = losses.lose
     if not isinstance(seconds, int | float) or isinstance(seconds, bool) or math.isnan(seconds):
-        losses.add(pointer, "changed", "not a number (NaN is written null): 0 ms")
+        lose((place, "changed", "not a number (NaN is written null): 0 ms"))
         return 0
     if math.isinf(seconds) or seconds * 1000 >= U64_MAX:
-        losses.add(pointer, "changed", "beyond phi-core's u64 milliseconds: the largest u64")
+        lose((place, "changed", "beyond phi-core's u64 milliseconds: the largest u64"))
         return U64_MAX
     if seconds < 0:
-        losses.add(pointer, "changed", "a negative time: phi-core's u64 milliseconds start at 0")
+        lose((place, "changed", "a negative time: phi-core's u64 milliseconds start at 0"))
         return 0
     milliseconds = round(seconds * 1000)
     if milliseconds / 1000 != seconds:
-        losses.add(pointer, "changed", "rounded to whole milliseconds (phi-core: u64 ms)")
+        lose((place, "changed", _ROUNDED))
     return milliseconds
 
 
@@ -274,8 +328,11 @@ def _image_mime(data: str) -> str:
     return "image/png"
 
 
-def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Sink) -> list[dict[str, Any]]:
+def _block_to_phi(
+    place: Place, block: dict[str, Any], losses: PlacedLosses
+) -> list[dict[str, Any]]:
     kind = block["type"]
+    lose = losses.lose
     if kind == "text":
         return [{"text": block["content"], "type": "text"}]
     if kind == "thinking":
@@ -286,12 +343,12 @@ def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Sink) -> list[di
         return [{"thinking": block["content"], "type": "thinking"}]
     if kind == "tool_call":
         if "kind" in block:
-            losses.add(f"{pointer}/kind", "dropped", "phi-core tool calls have no kind")
+            lose((place, "kind", "dropped", "phi-core tool calls have no kind"))
         if block["metadata"]:
-            losses.add(f"{pointer}/metadata", "dropped", "phi-core tool calls have no metadata")
+            lose((place, "metadata", "dropped", "phi-core tool calls have no metadata"))
         arguments = block["args"]
         if reordered_by_sorting(arguments):
-            losses.add(pointer, "changed", SORTED_BY_PHI_CORE.format(key="args"))
+            lose((place, "changed", SORTED_BY_PHI_CORE.format(key="args")))
             arguments = with_sorted_keys(arguments)
         return [
             {"arguments": arguments, "id": block["id"], "name": block["name"], "type": "toolCall"}
@@ -299,16 +356,17 @@ def _block_to_phi(pointer: str, block: dict[str, Any], losses: _Sink) -> list[di
     if kind == "image":
         images = []
         if not block["images"]:
-            losses.add(pointer, "dropped", "an image block without images")
+            lose((place, "dropped", "an image block without images"))
+        images_at: Place = (place, "images")
         for index, data in enumerate(block["images"]):
-            item = f"{pointer}/images/{index}"
+            item = (images_at, index)
             if data.startswith(("http://", "https://", "file:", "data:")) or not _is_base64(data):
-                losses.add(item, "dropped", "not base64 data: phi-core images are inline base64")
+                lose((item, "dropped", "not base64 data: phi-core images are inline base64"))
                 continue
-            losses.add(item, "invented", "phi-core needs a mimeType: detected from the data")
+            lose((item, "invented", "phi-core needs a mimeType: detected from the data"))
             images.append({"data": data, "mimeType": _image_mime(data), "type": "image"})
         return images
-    losses.add(pointer, "dropped", f"phi-core has no {kind} content")
+    lose((place, "dropped", f"phi-core has no {kind} content"))
     return []
 
 
@@ -322,23 +380,22 @@ def _is_base64(data: str) -> bool:
     return True
 
 
+_NO_TOOL_NAME = 'phi-core needs the tool\'s name: no earlier tool call with this id, written as ""'
+
+
 def _tool_result_to_phi(
-    pointer: str,
+    place: Place,
     block: dict[str, Any],
     timestamp: int,
     tool_names: MutableMapping[str, str],
-    losses: _Sink,
+    losses: PlacedLosses,
 ) -> dict[str, Any]:
     name = tool_names.get(block["id"])
     if name is None:
-        losses.add(
-            pointer,
-            "invented",
-            'phi-core needs the tool\'s name: no earlier tool call with this id, written as ""',
-        )
+        losses.lose((place, "invented", _NO_TOOL_NAME))
     for key, default in (("metadata", {}), ("terminate", False), ("terminate_message", None)):
         if block.get(key, default) != default:
-            losses.add(f"{pointer}/{key}", "dropped", f"phi-core tool results have no {key}")
+            losses.lose((place, key, "dropped", f"phi-core tool results have no {key}"))
     return {
         "content": [{"text": block["content"], "type": "text"}],
         "isError": block["is_error"],
@@ -351,59 +408,63 @@ def _tool_result_to_phi(
 
 _USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 """Operator-Use's counts, in the order their losses come."""
+_NO_COST = "phi-core usage has no cost"
 
 
-def _usage_to_phi(pointer: str, usage: dict[str, Any], losses: _Sink) -> dict[str, Any]:
+def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> dict[str, Any]:
     counts = [usage[source] for source in _USAGE_COUNTS]
     if min(counts) < 0 or max(counts) > U64_MAX:  # rare: each count looked at
         for index, count in enumerate(counts):
             if not 0 <= count <= U64_MAX:
-                losses.add(
-                    f"{pointer}/{_USAGE_COUNTS[index]}",
-                    "changed",
-                    "outside phi-core's u64: clamped",
+                losses.lose(
+                    (place, _USAGE_COUNTS[index], "changed", "outside phi-core's u64: clamped")
                 )
                 counts[index] = min(max(count, 0), U64_MAX)
-    at = pointer + "/cost/"
+    cost_at: Place = None
     for key, amount in usage["cost"].items():
         if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
-            losses.add(at + key, "dropped", "phi-core usage has no cost")
+            if cost_at is None:
+                cost_at = (place, "cost")
+            losses.lose((cost_at, key, "dropped", _NO_COST))
     read, write = counts[2:]
     return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
 
 
-def _stop_reason_to_phi(pointer: str, reason: str, losses: _Sink) -> str:
+def _stop_reason_to_phi(place: Place, reason: str, losses: PlacedLosses) -> str:
     target, note = STOP_REASONS_TO_PHI[reason]
     if note:
-        losses.add(pointer, "changed", note)
+        losses.lose((place, "changed", note))
     return target
 
 
+_NO_MODEL = (
+    "phi-core assistant messages name their model and provider; Operator-Use keeps them in "
+    'model_change entries: written as "" where unknown'
+)
+
+
 def _assistant_to_phi(
-    pointer: str,
+    place: Place,
     message: dict[str, Any],
     blocks: list[dict[str, Any]],
     timestamp: int,
     model: Any,
-    losses: _Sink,
+    losses: PlacedLosses,
 ) -> dict[str, Any]:
     model_id, provider_id = model if model else (None, None)
     if not model_id or not provider_id:
-        losses.add(
-            pointer,
-            "invented",
-            "phi-core assistant messages name their model and provider; Operator-Use keeps them "
-            'in model_change entries: written as "" where unknown',
-        )
+        losses.lose((place, "invented", _NO_MODEL))
     out: dict[str, Any] = {"content": blocks}
     if message["error"]:
         out["error_message"] = message["error"]
     out["model"] = model_id or ""
     out["provider"] = provider_id or ""
     out["role"] = "assistant"
-    out["stopReason"] = _stop_reason_to_phi(
-        f"{pointer}/stop_reason", message["stop_reason"], losses
-    )
+    stop_reason = message["stop_reason"]
+    target, note = STOP_REASONS_TO_PHI[stop_reason]
+    if note:
+        losses.lose((place, "stop_reason", "changed", note))
+    out["stopReason"] = target
     out["timestamp"] = timestamp
-    out["usage"] = _usage_to_phi(f"{pointer}/usage", message["usage"], losses)
+    out["usage"] = _usage_to_phi((place, "usage"), message["usage"], losses)
     return out

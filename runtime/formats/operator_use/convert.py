@@ -29,16 +29,18 @@ phi-core, the tool names of the calls met so far carried from one batch to the n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from phi_wire.convert import FastConverter, Loss, LossColumns, Losses
+from phi_wire.convert import FastConverter, Loss, PlacedLosses
 
-from ._fast_from_phi import SessionFileWriter, session_file_from_phi
 from ._fast_to_phi import phi_messages, to_phi_core_dicts
-from ._from_phi import from_phi_core, session_from_phi_core
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
 from ._stream_to_phi import MessageStreamToPhi
 from ._to_phi import to_phi_core
+
+if TYPE_CHECKING:
+    from ._fast_from_phi import SessionFileWriter
+    from ._from_phi import from_phi_core, session_from_phi_core
 
 __all__ = [
     "FAST_CONVERTERS",
@@ -66,7 +68,7 @@ the model path)."""
 FUSED_FIRST_STEPS: dict[
     tuple[str, str, str],
     Callable[
-        [list[dict[str, Any]], str, MutableMapping[str, str], Losses | LossColumns],
+        [list[dict[str, Any]], str, MutableMapping[str, str], PlacedLosses],
         Iterator[dict[str, Any]],
     ],
 ] = {
@@ -78,18 +80,54 @@ FUSED_FIRST_STEPS: dict[
 ``FAST_CONVERTERS``' converter makes them, before phi-core's reader fills in its defaults), the
 call id -> tool name map carried, the losses added to the sink given."""
 
-FAST_SESSION_FILES: dict[
-    tuple[str, str, str],
-    Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]],
-] = {("phi-core", "operator-use", "AgentMessage"): session_file_from_phi}
-"""(source, target, type) -> the writer of a session file without models (``phi_wire.convert``'s
-``_fast_session_file``): phi-core messages' dicts, their texts as phi-core writes them and the
-input's name -> the file's text and the losses, exactly as ``session_from_phi_core`` gives them;
-``FastUnsupported`` for messages it cannot write so (the input then takes the model path)."""
+if TYPE_CHECKING:
+    FAST_SESSION_FILES: dict[
+        tuple[str, str, str],
+        Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]],
+    ]
+    STREAMED_SESSION_FILES: dict[tuple[str, str, str], type[SessionFileWriter]]
+# FAST_SESSION_FILES: (source, target, type) -> the writer of a session file without models
+# (``phi_wire.convert``'s ``_fast_session_file``): phi-core messages' dicts, their texts as
+# phi-core writes them and the input's name -> the file's text and the losses, exactly as
+# ``session_from_phi_core`` gives them; ``FastUnsupported`` for messages it cannot write so (the
+# input then takes the model path). STREAMED_SESSION_FILES: the same writer given the messages a
+# batch at a time, its entries held (spooled) by the caller, not their messages
+# (``phi_wire.convert``'s ``_session_file_stream``: a JSONL file of any size in the memory of one
+# batch).
 
-STREAMED_SESSION_FILES: dict[tuple[str, str, str], type[SessionFileWriter]] = {
-    ("phi-core", "operator-use", "AgentMessage"): SessionFileWriter
+
+def _writers() -> dict[str, object]:
+    """The tables of the writers from phi-core (they need the models: imported when a table is
+    first read, ``__getattr__``)."""
+    from ._fast_from_phi import SessionFileWriter, session_file_from_phi
+
+    return {
+        "FAST_SESSION_FILES": {("phi-core", "operator-use", "AgentMessage"): session_file_from_phi},
+        "STREAMED_SESSION_FILES": {("phi-core", "operator-use", "AgentMessage"): SessionFileWriter},
+    }
+
+
+def _model_converters() -> dict[str, object]:
+    from ._from_phi import from_phi_core, session_from_phi_core
+
+    return {"from_phi_core": from_phi_core, "session_from_phi_core": session_from_phi_core}
+
+
+_LAZY = {
+    "FAST_SESSION_FILES": _writers,
+    "STREAMED_SESSION_FILES": _writers,
+    "from_phi_core": _model_converters,
+    "session_from_phi_core": _model_converters,
 }
-"""(source, target, type) -> the same writer given the messages a batch at a time, its entries
-held (spooled) by the caller, not their messages (``phi_wire.convert``'s
-``_session_file_stream``: a JSONL file of any size in the memory of one batch)."""
+"""What imports the models (the writers from phi-core and the model converters from it), read
+when first used: a conversion to phi-core imports none of them."""
+
+if not TYPE_CHECKING:  # hidden from type checkers: a wrong name stays an error for them
+
+    def __getattr__(name: str) -> object:
+        made = _LAZY.get(name)
+        if made is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        found = made()
+        globals().update(found)
+        return found[name]

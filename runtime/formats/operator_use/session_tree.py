@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["ContextParts", "context_builder", "context_parts"]
+__all__ = ["ContextParts", "context_builder", "context_parts", "is_chain"]
 
 
 def _active_branch(entries: Sequence[Any]) -> list[Any]:
@@ -61,14 +61,20 @@ def _chained(body: list[Any]) -> list[Any] | None:
     C) instead of walking a dict of ids: every entry, when the last is no ``leaf`` entry, every
     id is a distinct non-empty text and each parent id is the id before it (the first's parent,
     whatever it is, ends the walk: unknown, or an id already seen). None: walk it."""
-    if not body or body[-1].type == "leaf":
+    if not body:
         return None
     ids = [entry.id for entry in body]
-    if [entry.parent_id for entry in body[1:]] != ids[:-1]:
-        return None
-    if not all(type(found) is str and found for found in ids) or len(set(ids)) != len(ids):
-        return None
-    return body
+    parents = [entry.parent_id for entry in body[1:]]
+    return body if is_chain(ids, parents, body[-1].type) else None
+
+
+def is_chain(ids: list[Any], parent_ids: list[Any], last_type: Any) -> bool:
+    """Whether entries (but the header) whose ids are ``ids``, the parent ids of all but the
+    first ``parent_ids`` and the last one's type ``last_type`` are written one after the other,
+    each the child of the one before: then the active branch is all of them (``_chained``)."""
+    if last_type == "leaf" or parent_ids != ids[:-1]:
+        return False
+    return all(type(found) is str and found for found in ids) and len(set(ids)) == len(ids)
 
 
 class ContextParts(NamedTuple):
