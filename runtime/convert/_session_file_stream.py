@@ -6,7 +6,8 @@ A session file's entries need every message before the first is written: their i
 the header's id, which derives from all the messages (``_ids``). So the file is read once,
 ``BATCH`` lines at a time, each batch checked as ``_fast_session_file`` (phi-core's own text)
 or ``_fast_whole.hub_converted`` (another format's vouched lines) check a whole input, and
-converted by the target folder's writer (its ``convert`` module's ``STREAMED_SESSION_FILES``),
+converted by the target folder's writer (its ``session_files`` module's
+``STREAMED_SESSION_FILES``: no model imported),
 which gives each entry's text but for its id and parent link. Those go to a spool (an anonymous
 temporary file: nothing is left behind), and the header's id is hashed as they go. Then the
 header is written, and the entries are read back, given their ids and written, a batch at a time.
@@ -22,7 +23,6 @@ json``, ``--loss-report``); else they are counted, never built.
 
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,11 +33,11 @@ from pydantic_core import to_json
 
 from phi_wire.collector import CollectorPaused
 from phi_wire.fastpath import fast_path
-from phi_wire.formats import FOLDERS, HUB
+from phi_wire.formats import HUB
 
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed
-from ._fast_session_file import _canonical, _phi_text
+from ._fast_session_file import _canonical, _phi_text, session_file_table
 from ._fast_session_file import _placed as _session_placed
 from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
@@ -77,8 +77,9 @@ arguments were sorted and checked by a first step) -> the writer``."""
 
 
 def _writer_of(target: str) -> WriterOf | None:
-    module = importlib.import_module(f"{FOLDERS[target]}.convert")
-    table: dict[tuple[str, str, str], WriterOf] = getattr(module, "STREAMED_SESSION_FILES", {})
+    table: dict[tuple[str, str, str], WriterOf] = session_file_table(
+        target, "STREAMED_SESSION_FILES"
+    )
     return table.get((HUB, target, "AgentMessage"))
 
 

@@ -12,7 +12,9 @@ built for a loss that is only counted (a run without ``-v``, ``--output-format j
 of an assistant left out: a session file keeps them in ``model_change`` entries); the tests of
 ``_fast_from_phi`` compare every corpus message, corruption and generated one with the model
 path. A message of a kind that path converts otherwise (an extension carrying an Operator-Use
-message) is handed to ``message_dicts``' own ``_extension_from_phi``.
+message: ``_from_phi.carried_message``) raises ``FastUnsupported``. No model is imported for the
+rest (``_from_phi_words``: the custom message and the tables), so a conversion that writes a
+session file without models loads none.
 """
 
 from __future__ import annotations
@@ -20,20 +22,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
-import phi_wire.operator_use as ou
-from phi_wire.convert import DerivedIds, FastUnsupported, Loss, Losses, LossKind, checked_number
+from phi_wire.convert import DerivedIds, FastUnsupported, Loss, LossKind, checked_number
 
 from ._content_from_phi import Check, Lose, blocks_from_phi
-from ._from_phi import _extension_from_phi
-from ._shared import STOP_REASONS_FROM_PHI
+from ._from_phi_words import STOP_REASONS_FROM_PHI, custom_from_phi, may_carry_a_message
 
-__all__ = ["EntryMaker", "checked_free", "written_json"]
+__all__ = ["NO_COST", "EntryMaker", "checked_free", "written_json"]
 
-_NO_COST = ou.UsageCost().model_dump(mode="json")
-"""A usage's ``cost`` as Operator-Use's reader fills it in (never changed: shared)."""
+NO_COST = {"input": 0.0, "output": 0.0, "cache_read": 0.0, "cache_write": 0.0, "total": 0.0}
+"""A usage's ``cost`` as Operator-Use's reader fills it in (``UsageCost()``'s JSON, written out
+here so that no model is imported: a test compares the two; never changed: shared)."""
 
 _ID_INVENTED = (
     "Operator-Use messages have an id: a uuid5 of the input's name, the message's pointer and "
@@ -93,20 +93,6 @@ def _seconds_text(seconds: float) -> bytes:
     if 1.0 <= seconds < 1e15:
         return b"%r" % seconds
     return to_json(seconds)
-
-
-class _Placed(Losses):
-    """The losses ``_extension_from_phi`` adds, passed on to ``lose`` (its pointers are the
-    message's own: ``/<index>`` and a rest)."""
-
-    def __init__(self, lose: Lose, index: int) -> None:
-        super().__init__()
-        self.lose = lose
-        self.message = index
-        self.prefix = f"/{index}"
-
-    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
-        self.lose(self.message, pointer.removeprefix(self.prefix), kind, reason)
 
 
 class EntryMaker:
@@ -237,14 +223,20 @@ class EntryMaker:
     def _extension(
         self, message: dict[str, Any], index: int, lose: Lose, entries: list[bytes]
     ) -> None:
-        """An ExtensionMessage: a custom message (``_extension_from_phi`` decides, and gives
-        the losses), or ``FastUnsupported`` for one that carries an Operator-Use message."""
+        """An ExtensionMessage: a custom message (``custom_from_phi``), or ``FastUnsupported``
+        for one that carries an Operator-Use message (only its layout's models tell, imported
+        for such a message only: it takes the model path)."""
         for key, rest, reason in _DROPPED_KEYS:
             if key in message:
                 lose(index, rest, "dropped", reason)
-        custom = _extension_from_phi(f"/{index}", message, _Placed(lose, index))
-        if isinstance(custom, BaseModel):
-            raise FastUnsupported("an extension message that carries an Operator-Use message")
+        if may_carry_a_message(message):
+            from ._from_phi import carried_message  # the models: only for such a message
+
+            if carried_message(message) is not None:
+                raise FastUnsupported("an extension message that carries an Operator-Use message")
+        custom = custom_from_phi(
+            message, lambda rest, kind, reason: lose(index, rest, kind, reason)
+        )
         written: dict[str, Any] = {
             "role": "custom",
             "custom_type": custom["custom_type"],
@@ -282,7 +274,7 @@ def _assistant(
             "output_tokens": usage["output"],
             "cache_read_tokens": usage.get("cache_read", 0),
             "cache_write_tokens": usage.get("cache_write", 0),
-            "cost": _NO_COST,
+            "cost": NO_COST,
         },
         "stop_reason": target,
         "error": error or "",

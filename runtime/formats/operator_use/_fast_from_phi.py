@@ -22,7 +22,7 @@ from typing import Any
 from phi_wire.convert import DerivedId, EntryIds, Loss
 
 from ._entries_from_phi import EntryMaker, written_json
-from ._from_phi import ENTRY_IDS_INVENTED, HEADER_INVENTED
+from ._from_phi_words import ENTRY_IDS_INVENTED, HEADER_INVENTED
 
 __all__ = ["SessionFileWriter", "session_file_from_phi"]
 
