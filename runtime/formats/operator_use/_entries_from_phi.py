@@ -3,9 +3,9 @@ uuid5 of the message's phi-core text: this builds those entries' texts from phi-
 dicts in one pass per batch, the losses placed (pointers written) only when kept.
 
 It is ``_from_phi.message_dicts`` and what the writer did after it, fused: each message is
-checked (its free-form values: ``checked_free``; tool-call arguments that a first step sorted and
-checked, clark-agent's, are not walked again), converted straight to the JSON Operator-Use's
-writer writes of the model its reader reads (its defaults filled in, in its fields' order), and
+checked (its free-form values: ``checked_free``; those a first step sorted and checked,
+clark-agent's, are not walked again), converted straight to the JSON Operator-Use's writer
+writes of the model its reader reads (its defaults filled in, in its fields' order), and
 its entry's text made, with no list of intermediate dicts, no second walk, and no pointer string
 built for a loss that is only counted (a run without ``-v``, ``--output-format json`` or
 ``--loss-report``). The losses are ``message_dicts``' own, in its order (the model and provider
@@ -100,17 +100,20 @@ class EntryMaker:
     each message entry's text after its id (``<timestamp>\\t<the rest>``, as
     ``_fast_from_phi.SessionFileWriter`` hands them on), preceded by a ``model_change`` entry
     where an assistant's model or provider is not the one in effect; ``content`` gets each
-    message's id (a custom message's JSON: it has none), the seed of the header's id."""
+    message's id (a custom message's JSON: it has none), a batch's at once, the seed of the
+    header's id."""
 
     def __init__(
-        self, name: str, content: Callable[[bytes], None], arguments_checked: bool = False
+        self, name: str, content: Callable[[list[bytes]], None], free_checked: bool = False
     ) -> None:
-        """``arguments_checked``: every tool call's arguments were made by a first step that
-        sorts their keys and checks their numbers as ``checked_free`` does (clark-agent's, on
-        the way through phi-core): not walked again."""
+        """``free_checked``: every free-form value (a tool call's arguments, an extension
+        message's data) was made by a first step that sorts its keys and checks its numbers as
+        ``checked_free`` does (clark-agent's, on the way through phi-core): not walked again."""
         self.ids = DerivedIds(name)
-        self.arguments_checked = arguments_checked
+        self.free_checked = free_checked
         self.content = content
+        self.seeds: list[bytes] = []
+        """The ids (a custom message's JSON) of the batch's entries, given to ``content``."""
         self.first: float | None = None
         """The timestamp of the first Operator-Use message (the header's)."""
         self.in_effect = ("", "")
@@ -141,18 +144,31 @@ class EntryMaker:
             def lose(index: int, rest: str, kind: LossKind, reason: str) -> None:
                 add(new(Loss, (f"/{index}{rest}", kind, reason)))
 
+        try:
+            entries = self._made(documents, texts, start, lose)
+        except PydanticSerializationError as error:  # a lone surrogate: the model path says it
+            raise FastUnsupported(str(error)) from None
+        finally:
+            self.content(self.seeds)  # the header's seed: one hash update per batch
+            self.seeds = []
+        return entries
+
+    def _made(
+        self, documents: list[dict[str, Any]], texts: Sequence[str | bytes], start: int, lose: Lose
+    ) -> list[bytes]:
         entries: list[bytes] = []
         pending: dict[str, Any] | None = None  # a tool message more results may join
         pending_seconds = 0.0
         message_id = self.ids.of
-        check = None if self.arguments_checked else checked_free
+        check = None if self.free_checked else checked_free
         for offset, message in enumerate(documents):
             index = start + offset
             if "kind" in message:
                 if pending is not None:
                     self._entry(pending, entries)
                     pending = None
-                checked_free(message["data"])
+                if check is not None:
+                    check(message["data"])
                 self._extension(message, index, lose, entries)
                 continue
             role = message.get("role")
@@ -211,13 +227,13 @@ class EntryMaker:
         return entries
 
     def _entry(self, message: dict[str, Any], entries: list[bytes]) -> None:
-        """A message entry's text (after its id), the message's id given to ``content``."""
+        """A message entry's text (after its id); the message's id kept for ``content``."""
         timestamp = message["timestamp"]
         if self.first is None:
             self.first = timestamp
-        written = written_json(message)
+        written = to_json(message)  # PydanticSerializationError: ``made`` says FastUnsupported
         message_id = message.get("id")
-        self.content(written if message_id is None else message_id.encode())
+        self.seeds.append(written if message_id is None else message_id.encode())
         entries.append(_seconds_text(timestamp) + _MESSAGE + written + b"}")
 
     def _extension(
