@@ -1,6 +1,6 @@
 """phi-core messages written as another format's session file (Operator-Use's: how it stores a
 conversation) without models, from a JSONL file of messages or a phi-core Session file, where
-the target's folder has a writer for it (its ``convert`` module's ``FAST_SESSION_FILES``: the
+the target's folder has a writer for it (its ``session_files`` module's ``FAST_SESSION_FILES``: the
 messages' dicts, their texts and the input's name -> the file's text and the losses, exactly as
 ``to_session_file`` gives them).
 
@@ -31,7 +31,12 @@ from ._fast_session import session_messages
 from ._inputs import Input
 from ._types import Loss
 
-__all__ = ["FastSessionFile", "session_file_converted", "session_file_of_hub"]
+__all__ = [
+    "FastSessionFile",
+    "session_file_converted",
+    "session_file_of_hub",
+    "session_file_table",
+]
 
 FastSessionFile = Callable[[list[dict[str, Any]], Sequence[bytes], str], tuple[str, list[Loss]]]
 """``(messages, their texts as phi-core writes them, the input's name) -> (the session file's
@@ -45,12 +50,25 @@ def _phi_text(document: Any) -> bytes:
     return to_json(document)
 
 
-def _writer(target: str) -> FastSessionFile | None:
+def session_file_table(target: str, name: str) -> dict[tuple[str, str, str], Any]:
+    """A table of ``target``'s session-file writers without models (``FAST_SESSION_FILES``,
+    ``STREAMED_SESSION_FILES``), from its folder's ``session_files`` module (which imports no
+    model, where its ``convert`` module imports the model converters); empty: it has none."""
     if target not in FOLDERS or target == HUB:
-        return None
-    module = importlib.import_module(f"{FOLDERS[target]}.convert")
-    table: dict[tuple[str, str, str], FastSessionFile] = getattr(module, "FAST_SESSION_FILES", {})
-    return table.get((HUB, target, "AgentMessage"))
+        return {}
+    try:
+        module = importlib.import_module(f"{FOLDERS[target]}.session_files")
+    except ModuleNotFoundError:
+        return {}
+    table: dict[tuple[str, str, str], Any] = getattr(module, name, {})
+    return table
+
+
+def _writer(target: str) -> FastSessionFile | None:
+    found: FastSessionFile | None = session_file_table(target, "FAST_SESSION_FILES").get(
+        (HUB, target, "AgentMessage")
+    )
+    return found
 
 
 @functools.cache

@@ -51,6 +51,12 @@ class DerivedId:
         self._started = True
         self._hash.update(line)
 
+    def add_lines(self, lines: list[bytes]) -> None:
+        """The content's next lines: ``add`` of each, in one update of the hash."""
+        if lines:
+            self._hash.update(b"\n".join([b"", *lines]) if self._started else b"\n".join(lines))
+            self._started = True
+
     def id(self) -> str:
         """The id of the content given so far."""
         return _uuid5_text(self._hash.digest())
@@ -69,8 +75,8 @@ class DerivedIds:
     def of(self, index: int, content: str | bytes) -> str:
         """``derived_id(name, f"/{index}", content)``."""
         digest = self._named.copy()
-        digest.update(b"/%d\n" % index)
-        digest.update(content if isinstance(content, bytes) else _utf8(content))
+        seed = content if isinstance(content, bytes) else _utf8(content)
+        digest.update(b"/%d\n%b" % (index, seed))  # one update: a message's id costs little
         text = digest.hexdigest()
         return (
             f"{text[:8]}-{text[8:12]}-5{text[13:16]}-{_VARIANT[text[16]]}{text[17:20]}-"

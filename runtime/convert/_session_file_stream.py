@@ -6,7 +6,8 @@ A session file's entries need every message before the first is written: their i
 the header's id, which derives from all the messages (``_ids``). So the file is read once,
 ``BATCH`` lines at a time, each batch checked as ``_fast_session_file`` (phi-core's own text)
 or ``_fast_whole.hub_converted`` (another format's vouched lines) check a whole input, and
-converted by the target folder's writer (its ``convert`` module's ``STREAMED_SESSION_FILES``),
+converted by the target folder's writer (its ``session_files`` module's
+``STREAMED_SESSION_FILES``: no model imported),
 which gives each entry's text but for its id and parent link. Those go to a spool (an anonymous
 temporary file: nothing is left behind), and the header's id is hashed as they go. Then the
 header is written, and the entries are read back, given their ids and written, a batch at a time.
@@ -22,7 +23,6 @@ json``, ``--loss-report``); else they are counted, never built.
 
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,11 +33,11 @@ from pydantic_core import to_json
 
 from phi_wire.collector import CollectorPaused
 from phi_wire.fastpath import fast_path
-from phi_wire.formats import FOLDERS, HUB
+from phi_wire.formats import HUB
 
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed
-from ._fast_session_file import _canonical, _phi_text
+from ._fast_session_file import _canonical, session_file_table
 from ._fast_session_file import _placed as _session_placed
 from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
@@ -50,10 +50,11 @@ __all__ = ["SESSION_FILE_STREAMS", "SessionFileStream", "session_file_stream"]
 
 SESSION_FILE_STREAMS = frozenset({(HUB, "operator-use"), ("clark-agent", "operator-use")})
 """The (source, target) pairs whose JSONL files of messages are streamed to a session file."""
-_ARGUMENTS_CHECKED = frozenset({"clark-agent"})
-"""The sources whose step to phi-core writes every tool call's arguments as phi-core's ``Value``
-does (keys sorted, numbers checked: ``clark_agent._fast_to_phi._free``): the writer need not
-check them again."""
+_FREE_CHECKED = frozenset({"clark-agent"})
+"""The sources whose step to phi-core writes every free-form value as phi-core's ``Value`` does
+(keys sorted, numbers checked): a tool call's arguments and a custom message's payload
+(``clark_agent._fast_to_phi._free``), a system message's data (its text and a u64 timestamp,
+keys in order): the writer need not check them again."""
 
 
 class SessionFileWriter(Protocol):
@@ -73,12 +74,13 @@ class SessionFileWriter(Protocol):
 
 WriterOf = Callable[[str, "dict[tuple[str, str], int] | None", bool], SessionFileWriter]
 """``(the input's name, where to count the losses: None, keep them, whether the tool calls'
-arguments were sorted and checked by a first step) -> the writer``."""
+free-form values were sorted and checked by a first step) -> the writer``."""
 
 
 def _writer_of(target: str) -> WriterOf | None:
-    module = importlib.import_module(f"{FOLDERS[target]}.convert")
-    table: dict[tuple[str, str, str], WriterOf] = getattr(module, "STREAMED_SESSION_FILES", {})
+    table: dict[tuple[str, str, str], WriterOf] = session_file_table(
+        target, "STREAMED_SESSION_FILES"
+    )
     return table.get((HUB, target, "AgentMessage"))
 
 
@@ -230,9 +232,7 @@ class _Spooler:
         writer_of = _writer_of(target)
         if writer_of is None or os.fstat(handle.fileno()).st_size < FAST_MIN_BYTES:
             raise _NotTaken
-        self.writer = writer_of(
-            source.name, None if keep else self.counts, format in _ARGUMENTS_CHECKED
-        )
+        self.writer = writer_of(source.name, None if keep else self.counts, format in _FREE_CHECKED)
 
     def spool(self, spool: IO[bytes]) -> None:
         """``_NotTaken`` at the first batch that the whole-input path would not take without
@@ -293,7 +293,8 @@ class _Spooler:
         else:  # counted without writing a pointer (``LossColumns``: none is)
             for key, count in loss_counts(hub.losses).items():
                 self.read_counts[key] = self.read_counts.get(key, 0) + count
-        return _Batch(hub.documents, [_phi_text(document) for document in hub.documents], hub.lines)
+        # phi-core's text of each (``_fast_session_file._phi_text``), in one call to map
+        return _Batch(hub.documents, list(map(to_json, hub.documents)), hub.lines)
 
     def _placed(self, losses: list[Loss], held: _Batch, taken: int) -> None:
         """The writer's losses of ``held``'s first ``taken`` messages kept with where each

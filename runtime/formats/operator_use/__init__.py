@@ -8,5 +8,6 @@
 * ``api``: what its public modules add to the generated models;
 * ``recognise``: its shapes and layouts (``d0da87a6``, ``d1cdaad8``);
 * ``convert``: Operator-Use <-> phi-core (``docs/conversions/operator-use.md``);
+* ``session_files``: its session file written from phi-core messages without models;
 * ``api.py.tmpl``: its public modules' API (``tools/codegen`` appends it).
 """

@@ -3,16 +3,18 @@ uuid5 of the message's phi-core text: this builds those entries' texts from phi-
 dicts in one pass per batch, the losses placed (pointers written) only when kept.
 
 It is ``_from_phi.message_dicts`` and what the writer did after it, fused: each message is
-checked (its free-form values: ``checked_free``; tool-call arguments that a first step sorted and
-checked, clark-agent's, are not walked again), converted straight to the JSON Operator-Use's
-writer writes of the model its reader reads (its defaults filled in, in its fields' order), and
+checked (its free-form values: ``checked_free``; those a first step sorted and checked,
+clark-agent's, are not walked again), converted straight to the JSON Operator-Use's writer
+writes of the model its reader reads (its defaults filled in, in its fields' order), and
 its entry's text made, with no list of intermediate dicts, no second walk, and no pointer string
 built for a loss that is only counted (a run without ``-v``, ``--output-format json`` or
 ``--loss-report``). The losses are ``message_dicts``' own, in its order (the model and provider
 of an assistant left out: a session file keeps them in ``model_change`` entries); the tests of
 ``_fast_from_phi`` compare every corpus message, corruption and generated one with the model
 path. A message of a kind that path converts otherwise (an extension carrying an Operator-Use
-message) is handed to ``message_dicts``' own ``_extension_from_phi``.
+message: ``_from_phi.carried_message``) raises ``FastUnsupported``. No model is imported for the
+rest (``_from_phi_words``: the custom message and the tables), so a conversion that writes a
+session file without models loads none.
 """
 
 from __future__ import annotations
@@ -20,20 +22,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
-import phi_wire.operator_use as ou
-from phi_wire.convert import DerivedIds, FastUnsupported, Loss, Losses, LossKind, checked_number
+from phi_wire.convert import DerivedIds, FastUnsupported, Loss, LossKind, checked_number
 
 from ._content_from_phi import Check, Lose, blocks_from_phi
-from ._from_phi import _extension_from_phi
-from ._shared import STOP_REASONS_FROM_PHI
+from ._from_phi_words import STOP_REASONS_FROM_PHI, custom_from_phi, may_carry_a_message
 
-__all__ = ["EntryMaker", "checked_free", "written_json"]
+__all__ = ["NO_COST", "EntryMaker", "checked_free", "written_json"]
 
-_NO_COST = ou.UsageCost().model_dump(mode="json")
-"""A usage's ``cost`` as Operator-Use's reader fills it in (never changed: shared)."""
+NO_COST = {"input": 0.0, "output": 0.0, "cache_read": 0.0, "cache_write": 0.0, "total": 0.0}
+"""A usage's ``cost`` as Operator-Use's reader fills it in (``UsageCost()``'s JSON, written out
+here so that no model is imported: a test compares the two; never changed: shared)."""
 
 _ID_INVENTED = (
     "Operator-Use messages have an id: a uuid5 of the input's name, the message's pointer and "
@@ -95,36 +95,25 @@ def _seconds_text(seconds: float) -> bytes:
     return to_json(seconds)
 
 
-class _Placed(Losses):
-    """The losses ``_extension_from_phi`` adds, passed on to ``lose`` (its pointers are the
-    message's own: ``/<index>`` and a rest)."""
-
-    def __init__(self, lose: Lose, index: int) -> None:
-        super().__init__()
-        self.lose = lose
-        self.message = index
-        self.prefix = f"/{index}"
-
-    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
-        self.lose(self.message, pointer.removeprefix(self.prefix), kind, reason)
-
-
 class EntryMaker:
     """A session file's entries made from phi-core messages, batch after batch: ``made`` gives
     each message entry's text after its id (``<timestamp>\\t<the rest>``, as
     ``_fast_from_phi.SessionFileWriter`` hands them on), preceded by a ``model_change`` entry
     where an assistant's model or provider is not the one in effect; ``content`` gets each
-    message's id (a custom message's JSON: it has none), the seed of the header's id."""
+    message's id (a custom message's JSON: it has none), a batch's at once, the seed of the
+    header's id."""
 
     def __init__(
-        self, name: str, content: Callable[[bytes], None], arguments_checked: bool = False
+        self, name: str, content: Callable[[list[bytes]], None], free_checked: bool = False
     ) -> None:
-        """``arguments_checked``: every tool call's arguments were made by a first step that
-        sorts their keys and checks their numbers as ``checked_free`` does (clark-agent's, on
-        the way through phi-core): not walked again."""
+        """``free_checked``: every free-form value (a tool call's arguments, an extension
+        message's data) was made by a first step that sorts its keys and checks its numbers as
+        ``checked_free`` does (clark-agent's, on the way through phi-core): not walked again."""
         self.ids = DerivedIds(name)
-        self.arguments_checked = arguments_checked
+        self.free_checked = free_checked
         self.content = content
+        self.seeds: list[bytes] = []
+        """The ids (a custom message's JSON) of the batch's entries, given to ``content``."""
         self.first: float | None = None
         """The timestamp of the first Operator-Use message (the header's)."""
         self.in_effect = ("", "")
@@ -155,18 +144,31 @@ class EntryMaker:
             def lose(index: int, rest: str, kind: LossKind, reason: str) -> None:
                 add(new(Loss, (f"/{index}{rest}", kind, reason)))
 
+        try:
+            entries = self._made(documents, texts, start, lose)
+        except PydanticSerializationError as error:  # a lone surrogate: the model path says it
+            raise FastUnsupported(str(error)) from None
+        finally:
+            self.content(self.seeds)  # the header's seed: one hash update per batch
+            self.seeds = []
+        return entries
+
+    def _made(
+        self, documents: list[dict[str, Any]], texts: Sequence[str | bytes], start: int, lose: Lose
+    ) -> list[bytes]:
         entries: list[bytes] = []
         pending: dict[str, Any] | None = None  # a tool message more results may join
         pending_seconds = 0.0
         message_id = self.ids.of
-        check = None if self.arguments_checked else checked_free
+        check = None if self.free_checked else checked_free
         for offset, message in enumerate(documents):
             index = start + offset
             if "kind" in message:
                 if pending is not None:
                     self._entry(pending, entries)
                     pending = None
-                checked_free(message["data"])
+                if check is not None:
+                    check(message["data"])
                 self._extension(message, index, lose, entries)
                 continue
             role = message.get("role")
@@ -225,26 +227,32 @@ class EntryMaker:
         return entries
 
     def _entry(self, message: dict[str, Any], entries: list[bytes]) -> None:
-        """A message entry's text (after its id), the message's id given to ``content``."""
+        """A message entry's text (after its id); the message's id kept for ``content``."""
         timestamp = message["timestamp"]
         if self.first is None:
             self.first = timestamp
-        written = written_json(message)
+        written = to_json(message)  # PydanticSerializationError: ``made`` says FastUnsupported
         message_id = message.get("id")
-        self.content(written if message_id is None else message_id.encode())
+        self.seeds.append(written if message_id is None else message_id.encode())
         entries.append(_seconds_text(timestamp) + _MESSAGE + written + b"}")
 
     def _extension(
         self, message: dict[str, Any], index: int, lose: Lose, entries: list[bytes]
     ) -> None:
-        """An ExtensionMessage: a custom message (``_extension_from_phi`` decides, and gives
-        the losses), or ``FastUnsupported`` for one that carries an Operator-Use message."""
+        """An ExtensionMessage: a custom message (``custom_from_phi``), or ``FastUnsupported``
+        for one that carries an Operator-Use message (only its layout's models tell, imported
+        for such a message only: it takes the model path)."""
         for key, rest, reason in _DROPPED_KEYS:
             if key in message:
                 lose(index, rest, "dropped", reason)
-        custom = _extension_from_phi(f"/{index}", message, _Placed(lose, index))
-        if isinstance(custom, BaseModel):
-            raise FastUnsupported("an extension message that carries an Operator-Use message")
+        if may_carry_a_message(message):
+            from ._from_phi import carried_message  # the models: only for such a message
+
+            if carried_message(message) is not None:
+                raise FastUnsupported("an extension message that carries an Operator-Use message")
+        custom = custom_from_phi(
+            message, lambda rest, kind, reason: lose(index, rest, kind, reason)
+        )
         written: dict[str, Any] = {
             "role": "custom",
             "custom_type": custom["custom_type"],
@@ -282,7 +290,7 @@ def _assistant(
             "output_tokens": usage["output"],
             "cache_read_tokens": usage.get("cache_read", 0),
             "cache_write_tokens": usage.get("cache_write", 0),
-            "cost": _NO_COST,
+            "cost": NO_COST,
         },
         "stop_reason": target,
         "error": error or "",

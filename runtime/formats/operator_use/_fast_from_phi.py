@@ -22,7 +22,7 @@ from typing import Any
 from phi_wire.convert import DerivedId, EntryIds, Loss
 
 from ._entries_from_phi import EntryMaker, written_json
-from ._from_phi import ENTRY_IDS_INVENTED, HEADER_INVENTED
+from ._from_phi_words import ENTRY_IDS_INVENTED, HEADER_INVENTED
 
 __all__ = ["SessionFileWriter", "session_file_from_phi"]
 
@@ -61,11 +61,12 @@ class SessionFileWriter:
         self,
         name: str,
         counts: dict[tuple[str, str], int] | None = None,
-        arguments_checked: bool = False,
+        free_checked: bool = False,
     ) -> None:
         """``counts``: the losses counted there, not kept (``convert`` gives none);
-        ``arguments_checked``: the messages' tool-call arguments come from a first step that
-        sorted their keys and checked their numbers (``EntryMaker``)."""
+        ``free_checked``: the messages' free-form values (tool-call arguments, extension
+        data) come from a first step that sorted their keys and checked their numbers
+        (``EntryMaker``)."""
         self.name = name
         self.counts = counts
         self.taken = 0
@@ -73,7 +74,7 @@ class SessionFileWriter:
         self.made = 0
         """The entries made so far (the header not counted)."""
         self._content = DerivedId(name, "session")
-        self._maker = EntryMaker(name, self._content.add, arguments_checked)
+        self._maker = EntryMaker(name, self._content.add_lines, free_checked)
 
     def convert(
         self, documents: list[dict[str, Any]], texts: Sequence[str | bytes], final: bool

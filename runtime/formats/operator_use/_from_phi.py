@@ -15,6 +15,12 @@ from phi_wire.convert import Conversion, EntryIds, Loss, LossKind, UnsupportedCo
 from phi_wire.convert import Losses as _Losses
 
 from ._content_from_phi import blocks_from_phi
+from ._from_phi_words import (
+    ENTRY_IDS_INVENTED,
+    HEADER_INVENTED,
+    custom_from_phi,
+    may_carry_a_message,
+)
 from ._shared import MODEL_IN_ENTRIES, STOP_REASONS_FROM_PHI, _json, _only_messages
 from .api import SessionFileLines, layout_of
 
@@ -23,10 +29,6 @@ _OU_MESSAGES = list[ou.AgentMessage]
 build a new one every time)."""
 
 # --- phi-core -> Operator-Use -------------------------------------------------------------------
-
-HEADER_INVENTED = "the session header: a derived id, cwd "
-"""The loss of a written session file's header (its ``cwd``'s repr follows)."""
-ENTRY_IDS_INVENTED = "entry ids (8 hex characters) and parent links"
 
 
 def from_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
@@ -320,19 +322,24 @@ def _tool_result_from_phi(pointer: str, message: dict[str, Any], losses: _Losses
     }
 
 
+def carried_message(message: dict[str, Any]) -> Any:
+    """The Operator-Use message (a model of its layout) an ExtensionMessage carries, or None:
+    it is a custom message."""
+    if not may_carry_a_message(message):
+        return None
+    data = message["data"]
+    module = ou.layout(layout_of(data))  # a d1cdaad8 message stays a d1cdaad8 model
+    try:
+        return module.loads(module.AgentMessage, json.dumps(data))
+    except ValueError:
+        return None
+
+
 def _extension_from_phi(pointer: str, message: dict[str, Any], losses: _Losses) -> Any:
     """The Operator-Use message an ExtensionMessage carries (a model), or a custom one (JSON)."""
-    kind, data = message["kind"], message["data"]
-    role = kind.removeprefix("operator-use.")
-    if kind != role and isinstance(data, dict) and data.get("role") == role:
-        module = ou.layout(layout_of(data))  # a d1cdaad8 message stays a d1cdaad8 model
-        try:
-            return module.loads(module.AgentMessage, json.dumps(data))
-        except ValueError:
-            pass
-    losses.add(
-        pointer, "invented", "an extension message becomes a custom message with timestamp 0.0"
+    carried = carried_message(message)
+    if carried is not None:
+        return carried
+    return custom_from_phi(
+        message, lambda rest, kind, reason: losses.add(pointer + rest, kind, reason)
     )
-    if message["role"] != "extension":
-        losses.add(f"{pointer}/role", "dropped", "a custom message's role is custom")
-    return {"role": "custom", "custom_type": kind, "timestamp": 0.0, "details": data}

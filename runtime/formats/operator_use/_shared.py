@@ -9,6 +9,8 @@ from typing import Any
 
 from phi_wire.convert import UnsupportedConversion
 
+from ._from_phi_words import STOP_REASONS_FROM_PHI as STOP_REASONS_FROM_PHI  # its home: no model
+
 U64_MAX = 2**64 - 1
 SECOND_LANE = ("system", "custom", "branch_summary", "compaction_summary")
 """Operator-Use roles phi-core has no message for: carried whole in an ExtensionMessage."""
@@ -28,20 +30,6 @@ STOP_REASONS_TO_PHI: dict[str, tuple[str, str | None]] = {
 }
 """Operator-Use stop reason -> (phi-core stop reason, the loss reason when not exact)."""
 
-STOP_REASONS_FROM_PHI: dict[str, tuple[str, str | None]] = {
-    "stop": ("stop", None),
-    "length": ("length", None),
-    "toolUse": ("tool_calls", None),
-    "error": ("error", None),
-    "aborted": ("abort", None),
-    "guardRail": ("content_filter", None),
-    "maxTurns": ("stop", "Operator-Use has no maxTurns stop reason: written as stop"),
-    "userStop": ("abort", "Operator-Use has no userStop stop reason: written as abort"),
-    "handoff": ("stop", "Operator-Use has no handoff stop reason: written as stop"),
-    "contextCompacted": ("stop", "Operator-Use has no contextCompacted stop reason: stop"),
-    "paused": ("stop", "Operator-Use has no paused stop reason: written as stop"),
-}
-"""phi-core stop reason -> (Operator-Use stop reason, the loss reason when not exact)."""
 
 MODEL_IN_ENTRIES = "Operator-Use keeps the model in model_change entries, not in messages"
 """The loss of an assistant's model and provider (a message list; a session file keeps them)."""

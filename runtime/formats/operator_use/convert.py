@@ -20,7 +20,8 @@ Without the models (``FAST_CONVERTERS``: ``_fast_to_phi``): message lines and se
 phi-core, dict to dict, the same JSON and losses as the models give, for ``phi-wire convert``
 (``FUSED_FIRST_STEPS``: the same messages one at a time, for a second step fused with it);
 (``FAST_SESSION_FILES``: ``_fast_from_phi``) phi-core messages (a JSONL file's, or a Session's)
-to a session file likewise (``STREAMED_SESSION_FILES``: a batch at a time).
+to a session file likewise (``STREAMED_SESSION_FILES``: a batch at a time; both in
+``session_files``, which imports no model).
 
 Batch by batch (``MessageStreamToPhi``: ``phi_wire.convert``'s streamed input): message lines to
 phi-core, the tool names of the calls met so far carried from one batch to the next.
@@ -28,18 +29,18 @@ phi-core, the tool names of the calls met so far carried from one batch to the n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from phi_wire.convert import FastConverter, Loss, PlacedLosses
+from phi_wire.convert import FastConverter, PlacedLosses
 
 from ._fast_to_phi import phi_messages, to_phi_core_dicts
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
 from ._stream_to_phi import MessageStreamToPhi
 from ._to_phi import to_phi_core
+from .session_files import FAST_SESSION_FILES, STREAMED_SESSION_FILES
 
 if TYPE_CHECKING:
-    from ._fast_from_phi import SessionFileWriter
     from ._from_phi import from_phi_core, session_from_phi_core
 
 __all__ = [
@@ -80,32 +81,6 @@ FUSED_FIRST_STEPS: dict[
 ``FAST_CONVERTERS``' converter makes them, before phi-core's reader fills in its defaults), the
 call id -> tool name map carried, the losses added to the sink given."""
 
-if TYPE_CHECKING:
-    FAST_SESSION_FILES: dict[
-        tuple[str, str, str],
-        Callable[[list[dict[str, Any]], Sequence[str], str], tuple[str, list[Loss]]],
-    ]
-    STREAMED_SESSION_FILES: dict[tuple[str, str, str], type[SessionFileWriter]]
-# FAST_SESSION_FILES: (source, target, type) -> the writer of a session file without models
-# (``phi_wire.convert``'s ``_fast_session_file``): phi-core messages' dicts, their texts as
-# phi-core writes them and the input's name -> the file's text and the losses, exactly as
-# ``session_from_phi_core`` gives them; ``FastUnsupported`` for messages it cannot write so (the
-# input then takes the model path). STREAMED_SESSION_FILES: the same writer given the messages a
-# batch at a time, its entries held (spooled) by the caller, not their messages
-# (``phi_wire.convert``'s ``_session_file_stream``: a JSONL file of any size in the memory of one
-# batch).
-
-
-def _writers() -> dict[str, object]:
-    """The tables of the writers from phi-core (they need the models: imported when a table is
-    first read, ``__getattr__``)."""
-    from ._fast_from_phi import SessionFileWriter, session_file_from_phi
-
-    return {
-        "FAST_SESSION_FILES": {("phi-core", "operator-use", "AgentMessage"): session_file_from_phi},
-        "STREAMED_SESSION_FILES": {("phi-core", "operator-use", "AgentMessage"): SessionFileWriter},
-    }
-
 
 def _model_converters() -> dict[str, object]:
     from ._from_phi import from_phi_core, session_from_phi_core
@@ -114,13 +89,11 @@ def _model_converters() -> dict[str, object]:
 
 
 _LAZY = {
-    "FAST_SESSION_FILES": _writers,
-    "STREAMED_SESSION_FILES": _writers,
     "from_phi_core": _model_converters,
     "session_from_phi_core": _model_converters,
 }
-"""What imports the models (the writers from phi-core and the model converters from it), read
-when first used: a conversion to phi-core imports none of them."""
+"""What imports the models (the model converters from phi-core), read when first used: a
+conversion to phi-core imports none of them."""
 
 if not TYPE_CHECKING:  # hidden from type checkers: a wrong name stays an error for them
 
