@@ -18,6 +18,7 @@ from phi_wire.recognise import type_in
 
 from ._documents import MODULES, _dumped, _read_documents, _where
 from ._fast import (
+    SERDE_READ,
     AbsentNulls,
     FastConverter,
     FastUnsupported,
@@ -133,7 +134,7 @@ class Batches:
         if self.kind is None and not self._start(batch[0]):
             return None
         done = Batch()
-        for vouched, run in runs(batch, self.path):
+        for vouched, run in runs(batch, self.path, self.format in SERDE_READ):
             if vouched and self._fast_run(run, done):
                 continue
             for part in [[line] for line in run] if vouched and len(run) > 1 else [run]:

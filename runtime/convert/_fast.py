@@ -39,6 +39,7 @@ from ._types import Loss, LossColumns
 
 __all__ = [
     "FAST_MIN_BYTES",
+    "SERDE_READ",
     "SURROGATE_ESCAPE",
     "AbsentNulls",
     "FastConverter",
@@ -50,9 +51,11 @@ __all__ = [
     "fast_converter",
     "line_path",
     "negative_zero",
+    "numbers_read_alike",
     "parsed",
     "pointer_of",
     "runs",
+    "serde_misreads",
     "via_hub",
 ]
 
@@ -230,10 +233,12 @@ def negative_zero(text: bytes) -> bool:
 
 
 def runs(
-    lines: list[tuple[int, bytes]], path: FastPath | None
+    lines: list[tuple[int, bytes]], path: FastPath | None, serde_read: bool = True
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
     """The batch's lines in runs of consecutive lines, each run vouched for or not (the
-    expression and UTF-8, as ``vouches_line`` judges a line; and no integer ``-0``), all judged
+    expression and UTF-8, as ``vouches_line`` judges a line; no integer ``-0``, no number serde
+    reads otherwise: ``numbers_read_alike``, when ``serde_read``: the source is ``SERDE_READ``), all
+    judged
     in one pass of the expression over the batch joined (``unmatched``): a call per line cost
     more than the matching."""
     if path is None:
@@ -249,6 +254,10 @@ def runs(
     if b"-0" in block:
         refused.update(
             index for index, (_, text) in enumerate(lines) if b"-0" in text and negative_zero(text)
+        )
+    if serde_read and _LONG_DIGITS.search(block) is not None:
+        refused.update(
+            index for index, (_, text) in enumerate(lines) if not numbers_read_alike(text)
         )
     if not refused:
         yield True, lines
@@ -312,9 +321,57 @@ _U64_END = 2**64
 def checked_number(number: int | float) -> None:
     """``FastUnsupported`` for a number of a free-form value that phi-wire's serde writers print
     otherwise than Python's ``json``: an integer outside i64/u64 (serde_json reads it as a
-    float), a float Python prints with an exponent (``1e-07``, ``1e+16``) or not finite."""
+    float), a float Python prints with an exponent (``1e-07``, ``1e+16``) or not finite, or one
+    whose text serde_json reads back as another float (``serde_misreads``)."""
     if type(number) is int:
         if not _I64_MIN <= number < _U64_END:
             raise FastUnsupported("an integer outside i64/u64")
     elif "e" in (text := repr(number)) or "n" in text:
         raise FastUnsupported("a float printed with an exponent")
+    elif len(text) > _EXACT_DIGITS and serde_misreads(number):
+        raise FastUnsupported("a float serde_json reads as another")
+
+
+SERDE_READ = frozenset({"phi-core", "clark-agent"})
+"""The formats whose implementation reads JSON with serde_json's default number parsing (no
+``float_roundtrip``: clark-agent's README, phi-core's ``Numbers``); Operator-Use's reads with
+Python's ``json``, as ``parsed`` does."""
+
+_EXACT_DIGITS = 16
+"""Serde fact: a decimal of at most 15 digits (``repr``: at most 16 characters with its point,
+17 with a sign: still at most 15 digits when longer only by the sign) is read exactly by
+serde_json's one multiplication or division (significand and power of ten exact in an f64); a
+longer one may be read 1 ULP off (``Numbers.imprecise_float_parse``)."""
+
+
+def serde_misreads(number: float) -> bool:
+    """Whether serde_json (default features: no ``float_roundtrip``) reads ``repr(number)`` as
+    another float: ``1801439850948199.0`` as ``1801439850948199.2``. The model path reads what
+    it writes for phi-core and clark-agent so (``phi_wire.serde``); a dict converter hands such a
+    number back, its conversion the model path's."""
+    from phi_wire.serde import serde_number  # only for long floats: most inputs have none
+
+    return serde_number(repr(number)) != number
+
+
+_LONG_DIGITS = re.compile(rb"[0-9]{16}|[0-9.]{17}")
+"""A first look for a number of 16 digits or more, which serde may read otherwise than Python
+(``_EXACT_DIGITS``); also strings that hold such digits (then the line is looked at closely)."""
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*+"|-?[0-9][0-9.eE+-]*+')
+"""A JSON text's strings (skipped whole) and numbers."""
+
+
+def numbers_read_alike(text: bytes) -> bool:
+    """Whether serde_json reads every number of a JSON text (of phi-core or clark-agent: read
+    by serde_json) as Python's ``json`` (``parsed``) does: a text whose numbers it reads
+    otherwise (``1801439850948199.0`` as ``1801439850948199.2``) takes the model path, which
+    reads them as serde does. The integer ``-0`` is ``negative_zero``'s."""
+    if _LONG_DIGITS.search(text) is None:
+        return True  # most lines: no number long enough
+    from phi_wire.serde import needs_rewrite
+
+    for found in _TOKEN.finditer(text):
+        lexeme = found.group()
+        if lexeme[0] != 34 and len(lexeme) > 15 and needs_rewrite(lexeme.decode()):
+            return False
+    return True

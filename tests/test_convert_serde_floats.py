@@ -1,0 +1,158 @@
+"""A long float in a free-form value (tool-call arguments): the dict path and the model path of
+every conversion write the same text and the same losses.
+
+Serde fact (``docs``: phi-core's ``Numbers.imprecise_float_parse``, clark-agent's README
+"Numbers"): serde_json without ``float_roundtrip`` reads some decimals of 16 digits or more 1 ULP
+off (``1801439850948199.0`` as ``1801439850948199.2``); Python's ``json`` (Operator-Use's reader,
+and the dict path's ``parsed``) reads them correctly rounded. The model path reads a phi-core or
+clark-agent source as serde does, and writes a phi-core or clark-agent target as that target
+reads it back (``loads`` of what it wrote); the dict converters hand such a number back
+(``FastUnsupported``, ``numbers_read_alike``), so both paths agree. Found by h19o with Hypothesis
+outside the CI profile; here under it (derandomized, ``conftest``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import phi_wire.convert._fast_whole as fast_whole
+import phi_wire.convert._files as convert_files
+from phi_wire.convert import ConvertError, FastUnsupported, checked_number, convert_input
+from phi_wire.convert._batches import Batches
+from phi_wire.convert._inputs import input_of
+
+# one message of each format with a tool call whose arguments get the number (as ``{"a":N,``)
+MESSAGES = {
+    "phi-core": (
+        '{"content":[{"arguments":{"path":"a.rs"},"id":"toolu_1","name":"read_file",'
+        '"type":"toolCall"}],"model":"m","provider":"p","role":"assistant","stopReason":"toolUse",'
+        '"timestamp":1779702068832,"usage":{"cache_read":0,"cache_write":0,"input":10,"output":5,'
+        '"reasoning":0,"total_tokens":15}}',
+        '"arguments":{',
+    ),
+    "clark-agent": (
+        '{"role":"assistant","content":[{"type":"tool_call","id":"call_1","name":"web_search",'
+        '"arguments":{"query":"rust"}}],"stop_reason":"tool_use","timestamp":3,"usage":'
+        '{"input_tokens":100,"output_tokens":50,"cache_creation_input_tokens":10,'
+        '"cache_read_input_tokens":20}}',
+        '"arguments":{',
+    ),
+    "operator-use": (
+        '{"role":"assistant","contents":[{"type":"tool_call","id":"toolu_1","name":"read_file",'
+        '"args":{"path":"a.rs"},"metadata":{}}],"id":"b4698791-2d29-5f3f-8275-fb16bde9d3cf",'
+        '"timestamp":1779702068.832,"usage":{"input_tokens":10,"output_tokens":5,'
+        '"cache_read_tokens":0,"cache_write_tokens":0,"cost":{"input":0.0,"output":0.0,'
+        '"cache_read":0.0,"cache_write":0.0,"total":0.0}},"stop_reason":"tool_calls","error":""}',
+        '"args":{',
+    ),
+}
+DIRECTIONS = [(source, target) for source in MESSAGES for target in MESSAGES if source != target]
+ROUTES = (
+    "_converted_without_models",
+    "_fast_session",
+    "_fast_session_file",
+    "_fast_session_file_via_hub",
+)
+"""``convert_input``'s ways without models (each None: the model path)."""
+
+
+class Paths:
+    """Converts one input with every way without models forced on (the fast path taken for any
+    size, its expression built) or off, and counts the documents the dict path converted."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.fast_documents = 0
+        monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)
+        self.real = {name: getattr(convert_files, name) for name in ROUTES}
+        real_fast_run = Batches._fast_run
+
+        def counted_run(batches: Batches, run: Any, done: Any) -> bool:
+            taken = real_fast_run(batches, run, done)
+            self.fast_documents += len(run) if taken else 0
+            return taken
+
+        monkeypatch.setattr(Batches, "_fast_run", counted_run)
+
+    def outcome(self, data: bytes, source: str, target: str, fast: bool) -> Any:
+        for name in ROUTES:
+            real = self.real[name]
+
+            def route(*arguments: Any, real: Any = real) -> Any:
+                found = real(*arguments) if fast else None
+                self.fast_documents += found is not None
+                return found
+
+            self.monkeypatch.setattr(convert_files, name, route)
+        self.monkeypatch.setattr(convert_files, "FAST_MIN_BYTES", 0 if fast else 1 << 60)
+        try:
+            converted = convert_input(input_of("in.jsonl", data), source, target)
+        except ConvertError as error:
+            return ("error", str(error))
+        return converted.text, list(converted.losses)
+
+    def both(self, data: bytes, source: str, target: str) -> Any:
+        models = self.outcome(data, source, target, fast=False)
+        assert self.outcome(data, source, target, fast=True) == models
+        return models
+
+
+@pytest.fixture
+def paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
+    yield Paths(monkeypatch)
+
+
+def lines_with(source: str, number: str) -> bytes:
+    message, key = MESSAGES[source]
+    line = message.replace(key, f'{key}"a":{number},', 1)
+    return (line + "\n" + line + "\n").encode()  # two lines: JSONL, the per-line seam too
+
+
+@pytest.mark.parametrize(("source", "target"), DIRECTIONS)
+def test_h19o_float_is_written_alike_both_ways(paths: Paths, source: str, target: str) -> None:
+    """h19o's reproducer: the dict path wrote ``1801439850948199.0`` where the model path writes
+    what phi-core and clark-agent read of it, ``1801439850948199.2`` (fails on 894765f for
+    Operator-Use -> phi-core and -> clark-agent)."""
+    text, _ = paths.both(lines_with(source, "1801439850948199.0"), source, target)
+    assert "1801439850948199.0" not in text  # the model path's reading: serde's
+
+
+def test_the_fast_path_is_still_taken_for_short_floats(paths: Paths) -> None:
+    """The check refuses only what it must: a short float converts without the models."""
+    for source, target in DIRECTIONS:
+        paths.fast_documents = 0
+        paths.both(lines_with(source, "1.5"), source, target)
+        if (source, target) != ("phi-core", "operator-use"):  # that one: the whole session's
+            assert paths.fast_documents > 0, (source, target)
+
+
+def _texts() -> st.SearchStrategy[str]:
+    """Number texts where serde and Python may disagree: around 2**53, 16 to 20 digits, with
+    a fraction; floats' shortest ``repr`` (exponents too, for Operator-Use's reader)."""
+    near = st.integers(min_value=2**53 - 2**12, max_value=2**57).map(str)
+    with_fraction = st.tuples(near, st.integers(0, 9999)).map(lambda pair: f"{pair[0]}.{pair[1]}")
+    shifted = st.tuples(st.integers(2**52, 2**54), st.integers(1, 16)).map(
+        lambda pair: f"{str(pair[0])[: pair[1]]}.{str(pair[0])[pair[1] :] or '0'}"
+    )
+    floats = st.floats(min_value=1e-20, max_value=1e300).map(repr)
+    return near | with_fraction | shifted | floats
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(DIRECTIONS), _texts())
+def test_any_long_number_converts_alike_both_ways(
+    paths: Paths, direction: tuple[str, str], number: str
+) -> None:
+    source, target = direction
+    paths.both(lines_with(source, number), source, target)
+
+
+def test_a_float_serde_reads_as_another_is_handed_back() -> None:
+    with pytest.raises(FastUnsupported):
+        checked_number(1801439850948199.0)
+    checked_number(1801439850948199.2)  # read back as itself
