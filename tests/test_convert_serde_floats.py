@@ -22,7 +22,16 @@ from hypothesis import strategies as st
 
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
-from phi_wire.convert import ConvertError, FastUnsupported, checked_number, convert_input
+import phi_wire.operator_use as ou
+from phi_wire.convert import (
+    MISREAD_BY_SERDE,
+    ConvertError,
+    FastUnsupported,
+    Loss,
+    checked_number,
+    convert,
+    convert_input,
+)
 from phi_wire.convert._batches import Batches
 from phi_wire.convert._inputs import input_of
 
@@ -118,8 +127,27 @@ def test_h19o_float_is_written_alike_both_ways(paths: Paths, source: str, target
     """h19o's reproducer: the dict path wrote ``1801439850948199.0`` where the model path writes
     what phi-core and clark-agent read of it, ``1801439850948199.2`` (fails on 894765f for
     Operator-Use -> phi-core and -> clark-agent)."""
-    text, _ = paths.both(lines_with(source, "1801439850948199.0"), source, target)
+    text, losses = paths.both(lines_with(source, "1801439850948199.0"), source, target)
     assert "1801439850948199.0" not in text  # the model path's reading: serde's
+    misread = [(where, loss.pointer) for where, loss in losses if loss.reason == MISREAD_BY_SERDE]
+    if source == "operator-use":  # Python's json read ...199.0; phi-core reads ...199.2
+        assert misread == [
+            ("in.jsonl:1", "/contents/0/args/a"),
+            ("in.jsonl:2", "/contents/0/args/a"),
+        ]
+        assert all(loss.kind == "changed" for _, loss in losses if loss.reason == MISREAD_BY_SERDE)
+    else:  # serde_json read ...199.2 from the source already: the value is unchanged
+        assert misread == []
+
+
+def test_a_round_trip_through_phi_core_names_the_float_it_changes() -> None:
+    """Operator-Use -> phi-core -> Operator-Use: the float comes back as phi-core read it, and
+    the first step's losses name it (on 894765f: changed, no loss)."""
+    line = lines_with("operator-use", "1801439850948199.0").split(b"\n")[0].decode()
+    there = convert(ou.loads(ou.AgentMessage, line), source="operator-use", target="phi-core")
+    back = convert(there.value, source="phi-core", target="operator-use")
+    assert '"a":1801439850948199.2' in ou.dumps(back.value[0])
+    assert Loss("/contents/0/args/a", "changed", MISREAD_BY_SERDE) in there.losses
 
 
 def test_the_fast_path_is_still_taken_for_short_floats(paths: Paths) -> None:

@@ -18,7 +18,6 @@ from phi_wire.recognise import type_in
 
 from ._documents import MODULES, _dumped, _read_documents, _where
 from ._fast import (
-    SERDE_READ,
     AbsentNulls,
     FastConverter,
     FastUnsupported,
@@ -30,6 +29,7 @@ from ._fast import (
     runs,
 )
 from ._inputs import ConvertError, Input
+from ._serde_floats import SERDE_READ
 from ._types import Conversion, Loss, UnsupportedConversion, loss_counts
 
 __all__ = ["Batch", "Batches"]

@@ -35,11 +35,11 @@ from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
 from ._route import VIA_HUB, noted_via_hub
+from ._serde_floats import EXACT_DIGITS, LONG_DIGITS, numbers_read_alike, serde_misreads
 from ._types import Loss, LossColumns
 
 __all__ = [
     "FAST_MIN_BYTES",
-    "SERDE_READ",
     "SURROGATE_ESCAPE",
     "AbsentNulls",
     "FastConverter",
@@ -51,11 +51,9 @@ __all__ = [
     "fast_converter",
     "line_path",
     "negative_zero",
-    "numbers_read_alike",
     "parsed",
     "pointer_of",
     "runs",
-    "serde_misreads",
     "via_hub",
 ]
 
@@ -255,7 +253,7 @@ def runs(
         refused.update(
             index for index, (_, text) in enumerate(lines) if b"-0" in text and negative_zero(text)
         )
-    if serde_read and _LONG_DIGITS.search(block) is not None:
+    if serde_read and LONG_DIGITS.search(block) is not None:
         refused.update(
             index for index, (_, text) in enumerate(lines) if not numbers_read_alike(text)
         )
@@ -328,50 +326,5 @@ def checked_number(number: int | float) -> None:
             raise FastUnsupported("an integer outside i64/u64")
     elif "e" in (text := repr(number)) or "n" in text:
         raise FastUnsupported("a float printed with an exponent")
-    elif len(text) > _EXACT_DIGITS and serde_misreads(number):
+    elif len(text) > EXACT_DIGITS and serde_misreads(number):
         raise FastUnsupported("a float serde_json reads as another")
-
-
-SERDE_READ = frozenset({"phi-core", "clark-agent"})
-"""The formats whose implementation reads JSON with serde_json's default number parsing (no
-``float_roundtrip``: clark-agent's README, phi-core's ``Numbers``); Operator-Use's reads with
-Python's ``json``, as ``parsed`` does."""
-
-_EXACT_DIGITS = 16
-"""Serde fact: a decimal of at most 15 digits (``repr``: at most 16 characters with its point,
-17 with a sign: still at most 15 digits when longer only by the sign) is read exactly by
-serde_json's one multiplication or division (significand and power of ten exact in an f64); a
-longer one may be read 1 ULP off (``Numbers.imprecise_float_parse``)."""
-
-
-def serde_misreads(number: float) -> bool:
-    """Whether serde_json (default features: no ``float_roundtrip``) reads ``repr(number)`` as
-    another float: ``1801439850948199.0`` as ``1801439850948199.2``. The model path reads what
-    it writes for phi-core and clark-agent so (``phi_wire.serde``); a dict converter hands such a
-    number back, its conversion the model path's."""
-    from phi_wire.serde import serde_number  # only for long floats: most inputs have none
-
-    return serde_number(repr(number)) != number
-
-
-_LONG_DIGITS = re.compile(rb"[0-9]{16}|[0-9.]{17}")
-"""A first look for a number of 16 digits or more, which serde may read otherwise than Python
-(``_EXACT_DIGITS``); also strings that hold such digits (then the line is looked at closely)."""
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*+"|-?[0-9][0-9.eE+-]*+')
-"""A JSON text's strings (skipped whole) and numbers."""
-
-
-def numbers_read_alike(text: bytes) -> bool:
-    """Whether serde_json reads every number of a JSON text (of phi-core or clark-agent: read
-    by serde_json) as Python's ``json`` (``parsed``) does: a text whose numbers it reads
-    otherwise (``1801439850948199.0`` as ``1801439850948199.2``) takes the model path, which
-    reads them as serde does. The integer ``-0`` is ``negative_zero``'s."""
-    if _LONG_DIGITS.search(text) is None:
-        return True  # most lines: no number long enough
-    from phi_wire.serde import needs_rewrite
-
-    for found in _TOKEN.finditer(text):
-        lexeme = found.group()
-        if lexeme[0] != 34 and len(lexeme) > 15 and needs_rewrite(lexeme.decode()):
-            return False
-    return True

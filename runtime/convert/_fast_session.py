@@ -22,9 +22,9 @@ from ._fast import (
     absent_nulls,
     dumped,
     fast_converter,
-    numbers_read_alike,
     parsed,
 )
+from ._serde_floats import numbers_read_alike
 from ._types import Loss
 
 __all__ = ["SessionMessages", "session_converted", "session_messages"]

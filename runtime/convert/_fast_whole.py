@@ -28,12 +28,12 @@ from ._fast import (
     dumped,
     fast_converter,
     negative_zero,
-    numbers_read_alike,
     parsed,
 )
 from ._fused import fused_writer
 from ._inputs import Input
 from ._route import VIA_HUB
+from ._serde_floats import numbers_read_alike
 from ._types import Loss
 
 __all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted", "hub_converted"]

@@ -12,10 +12,12 @@ from typing import Any, TypeAlias
 import phi_wire.operator_use as ou
 import phi_wire.v0_10 as phi
 from phi_wire.convert import (
+    MISREAD_BY_SERDE,
     SORTED_BY_PHI_CORE,
     Conversion,
     LossColumns,
     UnsupportedConversion,
+    misread_floats,
     reordered_by_sorting,
     with_sorted_keys,
 )
@@ -163,8 +165,29 @@ def _messages_to_phi(
 ) -> list[Any]:
     """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
     AgentMessages (``tool_names``: as ``phi_dicts``)."""
+    dicts = phi_dicts(sources, losses, tool_names)
+    _misread(sources, losses)
     # read as phi-core reads them, all in one loads (per-call work dominated one per message)
-    return list(phi.loads(_PHI_MESSAGES, json.dumps(phi_dicts(sources, losses, tool_names))))
+    return list(phi.loads(_PHI_MESSAGES, json.dumps(dicts)))
+
+
+def _misread(sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Sink) -> None:
+    """A ``changed`` loss at each float of a free-form value that phi-core reads as another
+    (``misread_floats``: tool-call arguments, a second-lane message kept as extension data). The
+    dict path hands such a float back (``free_value``), so only the models' path looks."""
+    for pointer, message, _ in sources:
+        if message["role"] in SECOND_LANE:
+            if _written_for_an_extension(message):
+                found = misread_floats(message.get("details"), pointer + "/details")
+            else:
+                found = misread_floats(message, pointer)
+            for at in found:
+                losses.add(at, "changed", MISREAD_BY_SERDE)
+            continue
+        for index, block in enumerate(message["contents"]):
+            if block["type"] == "tool_call":
+                for at in misread_floats(block["args"], f"{pointer}/contents/{index}/args"):
+                    losses.add(at, "changed", MISREAD_BY_SERDE)
 
 
 def phi_dicts(
