@@ -61,12 +61,13 @@ def numbers_read_alike(text: bytes) -> bool:
     reads them as serde does. The integer ``-0`` is ``negative_zero``'s."""
     if LONG_DIGITS.search(text) is None:
         return True  # most lines: no number long enough
-    from phi_wire.serde import needs_rewrite
-
     for found in _TOKEN.finditer(text):
         lexeme = found.group()
-        if lexeme[0] != 34 and len(lexeme) > 15 and needs_rewrite(lexeme.decode()):
-            return False
+        if lexeme[0] != 34 and len(lexeme) > 15:  # a number (not a string) long enough
+            from phi_wire.serde import needs_rewrite  # only then: the engine is big
+
+            if needs_rewrite(lexeme.decode()):
+                return False
     return True
 
 
