@@ -14,6 +14,7 @@ outside the CI profile; here under it (derandomized, ``conftest``).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.convert._files as convert_files
+import phi_wire.convert._stream as convert_stream
 import phi_wire.operator_use as ou
 from phi_wire.convert import (
     MISREAD_BY_SERDE,
@@ -74,8 +76,9 @@ class Paths:
     """Converts one input with every way without models forced on (the fast path taken for any
     size, its expression built) or off, and counts the documents the dict path converted."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
         self.monkeypatch = monkeypatch
+        self.folder = folder
         self.fast_documents = 0
         monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)
         self.real = {name: getattr(convert_files, name) for name in ROUTES}
@@ -105,15 +108,36 @@ class Paths:
             return ("error", str(error))
         return converted.text, list(converted.losses)
 
+    def streamed(self, data: bytes, source: str, target: str) -> Any:
+        """The command's streamed conversion of ``data`` (the fast path on for any size): its
+        text and losses, placed at the file ``in.jsonl``; None when it is not streamed."""
+        self.monkeypatch.setattr(convert_stream, "FAST_MIN_BYTES", 0)
+        path = self.folder / "in.jsonl"
+        path.write_bytes(data)
+        stream = convert_stream.streamed(str(path), source, target, None, keep=True)
+        if not isinstance(stream, convert_stream.Stream):
+            return None  # a session file's stream: written whole, spooled (not these lines)
+        try:
+            text = "".join(document + "\n" for batch in stream.batches() for document in batch)
+        except ConvertError as error:
+            return ("error", str(error).replace(str(path), "in.jsonl"))
+        losses = [
+            (where.replace(str(path), "in.jsonl"), loss)
+            for where, loss in stream.converted().losses
+        ]
+        return text, losses
+
     def both(self, data: bytes, source: str, target: str) -> Any:
+        """The outcome of the model path, asserted the dict paths' too (whole and streamed)."""
         models = self.outcome(data, source, target, fast=False)
         assert self.outcome(data, source, target, fast=True) == models
+        assert self.streamed(data, source, target) in (None, models)
         return models
 
 
 @pytest.fixture
-def paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[Paths]:
-    yield Paths(monkeypatch)
+def paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Paths]:
+    yield Paths(monkeypatch, tmp_path)
 
 
 def lines_with(source: str, number: str) -> bytes:

@@ -165,29 +165,33 @@ def _messages_to_phi(
 ) -> list[Any]:
     """Each (pointer, Operator-Use message JSON, (model, provider) or None) as phi-core
     AgentMessages (``tool_names``: as ``phi_dicts``)."""
-    dicts = phi_dicts(sources, losses, tool_names)
-    _misread(sources, losses)
+    if tool_names is None:
+        tool_names = {}
+    dicts: list[dict[str, Any]] = []
+    for source in sources:  # a message's losses together, as a stream gives them batch by batch
+        dicts += phi_dicts((source,), losses, tool_names)
+        _misread(source, losses)
     # read as phi-core reads them, all in one loads (per-call work dominated one per message)
     return list(phi.loads(_PHI_MESSAGES, json.dumps(dicts)))
 
 
-def _misread(sources: Sequence[tuple[str, dict[str, Any], Any]], losses: _Sink) -> None:
-    """A ``changed`` loss at each float of a free-form value that phi-core reads as another
-    (``misread_floats``: tool-call arguments, a second-lane message kept as extension data). The
-    dict path hands such a float back (``free_value``), so only the models' path looks."""
-    for pointer, message, _ in sources:
-        if message["role"] in SECOND_LANE:
-            if _written_for_an_extension(message):
-                found = misread_floats(message.get("details"), pointer + "/details")
-            else:
-                found = misread_floats(message, pointer)
-            for at in found:
+def _misread(source: tuple[str, dict[str, Any], Any], losses: _Sink) -> None:
+    """A ``changed`` loss at each float of a message's free-form values that phi-core reads as
+    another (``misread_floats``: tool-call arguments, a second-lane message kept as extension
+    data). The dict path hands such a float back (``free_value``): only the models' path looks."""
+    pointer, message, _ = source
+    if message["role"] in SECOND_LANE:
+        if _written_for_an_extension(message):
+            found = misread_floats(message.get("details"), pointer + "/details")
+        else:
+            found = misread_floats(message, pointer)
+        for at in found:
+            losses.add(at, "changed", MISREAD_BY_SERDE)
+        return
+    for index, block in enumerate(message["contents"]):
+        if block["type"] == "tool_call":
+            for at in misread_floats(block["args"], f"{pointer}/contents/{index}/args"):
                 losses.add(at, "changed", MISREAD_BY_SERDE)
-            continue
-        for index, block in enumerate(message["contents"]):
-            if block["type"] == "tool_call":
-                for at in misread_floats(block["args"], f"{pointer}/contents/{index}/args"):
-                    losses.add(at, "changed", MISREAD_BY_SERDE)
 
 
 def phi_dicts(
