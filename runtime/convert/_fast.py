@@ -35,7 +35,7 @@ from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
 from ._route import VIA_HUB, noted_via_hub
-from ._serde_floats import EXACT_DIGITS, LONG_DIGITS, numbers_read_alike, serde_misreads
+from ._serde_floats import EXACT_DIGITS, long_digits, numbers_read_alike, serde_misreads
 from ._types import Loss, LossColumns
 
 __all__ = [
@@ -253,7 +253,7 @@ def runs(
         refused.update(
             index for index, (_, text) in enumerate(lines) if b"-0" in text and negative_zero(text)
         )
-    if serde_read and LONG_DIGITS.search(block) is not None:
+    if serde_read and long_digits(block):
         refused.update(
             index for index, (_, text) in enumerate(lines) if not numbers_read_alike(text)
         )

@@ -17,9 +17,9 @@ from phi_wire.pointer import escape
 
 __all__ = [
     "EXACT_DIGITS",
-    "LONG_DIGITS",
     "MISREAD_BY_SERDE",
     "SERDE_READ",
+    "long_digits",
     "misread_floats",
     "numbers_read_alike",
     "serde_misreads",
@@ -47,28 +47,52 @@ def serde_misreads(number: float) -> bool:
     return serde_number(repr(number)) != number
 
 
-LONG_DIGITS = re.compile(rb"[0-9]{16}|[0-9.]{17}")
-"""A first look for a number of 16 digits or more, which serde may read otherwise than Python
-(``EXACT_DIGITS``); also strings that hold such digits (then the line is looked at closely)."""
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*+"|-?[0-9][0-9.eE+-]*+')
-"""A JSON text's strings (skipped whole) and numbers."""
+_AS_DIGITS = bytes(ord("D") if 48 <= byte <= 57 or byte == 46 else ord(" ") for byte in range(256))
+"""Digits and points as ``D``, every other byte a blank: a number's text is a run of ``D``."""
+_SIXTEEN = b"D" * 16
+_NUMBER = re.compile(rb"-?[0-9][0-9.eE+-]*+")
+_BEFORE_A_VALUE = frozenset(b":,[")
 
 
-def numbers_read_alike(text: bytes) -> bool:
-    """Whether serde_json reads every number of a JSON text (of phi-core or clark-agent: read
-    by serde_json) as Python's ``json`` (``parsed``) does: a text whose numbers it reads
+def long_digits(text: bytes | bytearray) -> bool:
+    """A first look for a number of 16 digits or more, which serde may read otherwise than
+    Python (``EXACT_DIGITS``): 16 digits or points in a row (also in a string: the text is then
+    looked at closely). Two passes in C, 1-2 ms per MB (a regular expression took 30)."""
+    return text.translate(_AS_DIGITS).find(_SIXTEEN) != -1
+
+
+def numbers_read_alike(text: bytes | bytearray) -> bool:
+    """Whether serde_json reads every number of a compact JSON text (of phi-core or clark-agent:
+    read by serde_json) as Python's ``json`` (``parsed``) does: a text whose numbers it reads
     otherwise (``1801439850948199.0`` as ``1801439850948199.2``) takes the model path, which
-    reads them as serde does. The integer ``-0`` is ``negative_zero``'s."""
-    if LONG_DIGITS.search(text) is None:
-        return True  # most lines: no number long enough
-    for found in _TOKEN.finditer(text):
-        lexeme = found.group()
-        if lexeme[0] != 34 and len(lexeme) > 15:  # a number (not a string) long enough
-            from phi_wire.serde import needs_rewrite  # only then: the engine is big
-
-            if needs_rewrite(lexeme.decode()):
-                return False
+    reads them as serde does. Only the runs of 16 digits or more are looked at (as a value: after
+    ``:``, ``,`` or ``[``; the same text in a string may send a line to the model path, never
+    let one through). The integer ``-0`` is ``negative_zero``'s."""
+    marked = text.translate(_AS_DIGITS)
+    at = marked.find(_SIXTEEN)
+    while at != -1:
+        start = at
+        while start > 0 and marked[start - 1] == 68:  # the run's start (68: "D")
+            start -= 1
+        if start > 0 and text[start - 1] == 45:  # a minus sign
+            start -= 1
+        found = _NUMBER.match(text, start)
+        end = marked.find(b" ", at)  # the run's end: the next search starts past it
+        if end == -1:
+            return _alike(found, text, start)
+        if not _alike(found, text, start):
+            return False
+        at = marked.find(_SIXTEEN, max(end, found.end()) if found is not None else end)
     return True
+
+
+def _alike(found: re.Match[bytes] | None, text: bytes | bytearray, start: int) -> bool:
+    """Whether the run at ``start`` is no number value that serde reads otherwise."""
+    if found is None or (start > 0 and text[start - 1] not in _BEFORE_A_VALUE):
+        return True  # no number value there (a string's digits, points...)
+    from phi_wire.serde import needs_rewrite  # only then: the engine is big
+
+    return not needs_rewrite(found.group().decode())
 
 
 MISREAD_BY_SERDE = (
