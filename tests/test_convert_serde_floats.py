@@ -13,6 +13,8 @@ outside the CI profile; here under it (derandomized, ``conftest``).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ from phi_wire.convert import (
 )
 from phi_wire.convert._batches import Batches
 from phi_wire.convert._inputs import input_of
+from phi_wire.convert._serde_floats import numbers_read_alike
+from phi_wire.serde import needs_rewrite
 
 # one message of each format with a tool call whose arguments get the number (as ``{"a":N,``)
 MESSAGES = {
@@ -208,3 +212,66 @@ def test_a_float_serde_reads_as_another_is_handed_back() -> None:
     with pytest.raises(FastUnsupported):
         checked_number(1801439850948199.0)
     checked_number(1801439850948199.2)  # read back as itself
+
+
+class RawNumber(str):
+    """A number lexeme, written as it is."""
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as compact JSON, its ``RawNumber``s as written."""
+    if isinstance(value, RawNumber):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(map(compact_json, value)) + "]"
+    if isinstance(value, dict):
+        items = (json.dumps(key) + ":" + compact_json(item) for key, item in value.items())
+        return "{" + ",".join(items) + "}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def strings_of(value: Any) -> Iterator[str]:
+    if isinstance(value, RawNumber):
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_of(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings_of(item)
+
+
+def _lexemes(text: str) -> list[str]:
+    """Every number lexeme of a JSON text, as written (``json``'s hooks get the text)."""
+    found: list[str] = []
+
+    def kept(lexeme: str) -> int:
+        found.append(lexeme)
+        return 0
+
+    json.loads(text, parse_float=kept, parse_int=kept)
+    return found
+
+
+_NUMBER_TEXTS = _texts() | st.integers(-(2**70), 2**70).map(str)
+_JSON = st.recursive(
+    _NUMBER_TEXTS.map(RawNumber) | st.text(max_size=30) | st.booleans() | st.none(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300)
+@given(_JSON)
+def test_a_text_is_read_alike_only_when_serde_reads_every_number_so(value: Any) -> None:
+    """``numbers_read_alike`` never lets through a number serde reads otherwise (the first look
+    misses none); it refuses no more than those where no string holds 16 digits."""
+    text = compact_json(value)
+    misread = any(needs_rewrite(lexeme) for lexeme in _lexemes(text))
+    alike = numbers_read_alike(text.encode())
+    assert not (alike and misread)
+    if not re.search("[0-9.]{16}", "".join(strings_of(value))):
+        assert alike == (not misread)
