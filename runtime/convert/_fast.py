@@ -234,11 +234,10 @@ def runs(
     lines: list[tuple[int, bytes]], path: FastPath | None, serde_read: bool = True
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
     """The batch's lines in runs of consecutive lines, each run vouched for or not (the
-    expression and UTF-8, as ``vouches_line`` judges a line; no integer ``-0``, no number serde
-    reads otherwise: ``numbers_read_alike``, when ``serde_read``: the source is ``SERDE_READ``), all
-    judged
-    in one pass of the expression over the batch joined (``unmatched``): a call per line cost
-    more than the matching."""
+    expression and UTF-8, as ``vouches_line`` judges a line; no integer ``-0``; with
+    ``serde_read``, a source of ``SERDE_READ``, no number serde reads otherwise:
+    ``numbers_read_alike``), all judged in one pass of the expression over the batch joined
+    (``unmatched``): a call per line cost more than the matching."""
     if path is None:
         yield False, lines
         return

@@ -17,13 +17,7 @@ from phi_wire.fastpath import CanonicalPath, FastPath, compact, fast_path, is_ut
 from phi_wire.formats import HUB, find
 from phi_wire.pointer import escape
 
-from ._fast import (
-    FastUnsupported,
-    absent_nulls,
-    dumped,
-    fast_converter,
-    parsed,
-)
+from ._fast import FastUnsupported, absent_nulls, dumped, fast_converter, parsed
 from ._serde_floats import numbers_read_alike
 from ._types import Loss
 
