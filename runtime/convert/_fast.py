@@ -231,7 +231,7 @@ def negative_zero(text: bytes) -> bool:
 
 
 def runs(
-    lines: list[tuple[int, bytes]], path: FastPath | None, serde_read: bool = True
+    lines: list[tuple[int, bytes]], path: FastPath | None, serde_read: bool = False
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
     """The batch's lines in runs of consecutive lines, each run vouched for or not (the
     expression and UTF-8, as ``vouches_line`` judges a line; no integer ``-0``; with
