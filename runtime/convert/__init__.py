@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # what each name is, for type checkers; imported when first u
     from ._outputs import OutputRefused, Outputs, output_name, plan_outputs
     from ._placed import PlacedLosses
     from ._route import CONVERTERS, SESSION_WRITERS, VIA_HUB, convert, to_session_file
+    from ._serde_floats import MISREAD_BY_SERDE, misread_floats
     from ._session_file_stream import SessionFileStream
     from ._stream import NotStreamed, Stream, streamed
     from ._types import (
@@ -86,6 +87,7 @@ if TYPE_CHECKING:  # what each name is, for type checkers; imported when first u
 __all__ = [
     "CONVERTERS",
     "MAX_INPUT_BYTES",
+    "MISREAD_BY_SERDE",
     "NULL_READ_AS_ABSENT",
     "SESSION_WRITERS",
     "SORTED_BY_PHI_CORE",
@@ -125,6 +127,7 @@ __all__ = [
     "input_of",
     "inputs_named",
     "loss_counts",
+    "misread_floats",
     "output_name",
     "plan_outputs",
     "pointer_of",
@@ -175,6 +178,8 @@ _HOMES: dict[str, str] = {
     "VIA_HUB": "_route",
     "convert": "_route",
     "to_session_file": "_route",
+    "MISREAD_BY_SERDE": "_serde_floats",
+    "misread_floats": "_serde_floats",
     "SessionFileStream": "_session_file_stream",
     "NotStreamed": "_stream",
     "Stream": "_stream",

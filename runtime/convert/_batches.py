@@ -29,6 +29,7 @@ from ._fast import (
     runs,
 )
 from ._inputs import ConvertError, Input
+from ._serde_floats import SERDE_READ
 from ._types import Conversion, Loss, UnsupportedConversion, loss_counts
 
 __all__ = ["Batch", "Batches"]
@@ -133,7 +134,7 @@ class Batches:
         if self.kind is None and not self._start(batch[0]):
             return None
         done = Batch()
-        for vouched, run in runs(batch, self.path):
+        for vouched, run in runs(batch, self.path, self.format in SERDE_READ):
             if vouched and self._fast_run(run, done):
                 continue
             for part in [[line] for line in run] if vouched and len(run) > 1 else [run]:

@@ -35,6 +35,7 @@ from phi_wire.formats import FOLDERS, HUB, find
 from phi_wire.pointer import escape
 
 from ._route import VIA_HUB, noted_via_hub
+from ._serde_floats import EXACT_DIGITS, long_digits, numbers_read_alike, serde_misreads
 from ._types import Loss, LossColumns
 
 __all__ = [
@@ -230,12 +231,13 @@ def negative_zero(text: bytes) -> bool:
 
 
 def runs(
-    lines: list[tuple[int, bytes]], path: FastPath | None
+    lines: list[tuple[int, bytes]], path: FastPath | None, serde_read: bool = False
 ) -> Iterator[tuple[bool, list[tuple[int, bytes]]]]:
     """The batch's lines in runs of consecutive lines, each run vouched for or not (the
-    expression and UTF-8, as ``vouches_line`` judges a line; and no integer ``-0``), all judged
-    in one pass of the expression over the batch joined (``unmatched``): a call per line cost
-    more than the matching."""
+    expression and UTF-8, as ``vouches_line`` judges a line; no integer ``-0``; with
+    ``serde_read``, a source of ``SERDE_READ``, no number serde reads otherwise:
+    ``numbers_read_alike``), all judged in one pass of the expression over the batch joined
+    (``unmatched``): a call per line cost more than the matching."""
     if path is None:
         yield False, lines
         return
@@ -249,6 +251,10 @@ def runs(
     if b"-0" in block:
         refused.update(
             index for index, (_, text) in enumerate(lines) if b"-0" in text and negative_zero(text)
+        )
+    if serde_read and long_digits(block):
+        refused.update(
+            index for index, (_, text) in enumerate(lines) if not numbers_read_alike(text)
         )
     if not refused:
         yield True, lines
@@ -312,9 +318,12 @@ _U64_END = 2**64
 def checked_number(number: int | float) -> None:
     """``FastUnsupported`` for a number of a free-form value that phi-wire's serde writers print
     otherwise than Python's ``json``: an integer outside i64/u64 (serde_json reads it as a
-    float), a float Python prints with an exponent (``1e-07``, ``1e+16``) or not finite."""
+    float), a float Python prints with an exponent (``1e-07``, ``1e+16``) or not finite, or one
+    whose text serde_json reads back as another float (``serde_misreads``)."""
     if type(number) is int:
         if not _I64_MIN <= number < _U64_END:
             raise FastUnsupported("an integer outside i64/u64")
     elif "e" in (text := repr(number)) or "n" in text:
         raise FastUnsupported("a float printed with an exponent")
+    elif len(text) > EXACT_DIGITS and serde_misreads(number):
+        raise FastUnsupported("a float serde_json reads as another")

@@ -18,6 +18,7 @@ from phi_wire.formats import HUB, find
 from phi_wire.pointer import escape
 
 from ._fast import FastUnsupported, absent_nulls, dumped, fast_converter, parsed
+from ._serde_floats import numbers_read_alike
 from ._types import Loss
 
 __all__ = ["SessionMessages", "session_converted", "session_messages"]
@@ -97,6 +98,8 @@ def session_messages(
             return None
     elif not path.vouches_line(compacted):  # ``vouches(data)``, without compacting it again
         return None
+    if not numbers_read_alike(compacted):
+        return None  # phi-core reads a number otherwise than ``parsed``: the model path's
     try:
         session = parsed(compacted)
     except ValueError:

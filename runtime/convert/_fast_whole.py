@@ -33,6 +33,7 @@ from ._fast import (
 from ._fused import fused_writer
 from ._inputs import Input
 from ._route import VIA_HUB
+from ._serde_floats import numbers_read_alike
 from ._types import Loss
 
 __all__ = ["BUILD_MIN_BYTES", "FastConverted", "fast_converted", "hub_converted"]
@@ -110,7 +111,10 @@ def _vouched(source: Input, format: str, version: str, kind: str) -> bool:
 def _plain(source: Input, documents: list[Any], format: str, version: str) -> bool:
     """What the per-line seam checks of a vouched line before its dict converter (``_fast.runs``,
     ``Batches``), for a streamed format's lines: no integer ``-0`` (serde's float) and no null
-    its reader reads as absent (a loss of reading the model path names)."""
+    its reader reads as absent (a loss of reading the model path names), no number serde reads
+    otherwise than ``parsed`` (``numbers_read_alike``: the streamed formats are serde's)."""
+    if not numbers_read_alike(source.data):
+        return False
     if b"-0" not in source.data and b'":null' not in source.data:
         return True  # neither in any line: no line to look at
     nulls = absent_nulls(format, version)

@@ -27,7 +27,14 @@ if TYPE_CHECKING:  # the value types import every format's models; convert itsel
         PiValue,
     )
 
-__all__ = ["CONVERTERS", "SESSION_WRITERS", "convert", "noted_via_hub", "to_session_file"]
+__all__ = [
+    "CONVERTERS",
+    "SESSION_WRITERS",
+    "VIA_HUB",
+    "convert",
+    "noted_via_hub",
+    "to_session_file",
+]
 
 
 CONVERTERS: dict[tuple[str, str], str] = {

@@ -45,6 +45,7 @@ from ..collector import CollectorPaused
 from ._codec import Writable, dumps, loads
 from ._error_translation import from_python_validation_error
 from ._interrupts import PASS_THROUGH, InterruptibleModel, keeps, passed_through, serialized
+from ._numbers import needs_rewrite, serde_number
 from ._ordered_value import OrderedJsonValue
 from ._schema import DIALECT, load_schema_files, meta_schemas, schema_for, schema_id_base
 from ._shortcut import prepare, vouched_schema
@@ -72,10 +73,12 @@ __all__ = [
     "load_schema_files",
     "loads",
     "meta_schemas",
+    "needs_rewrite",
     "passed_through",
     "prepare",
     "schema_for",
     "schema_id_base",
+    "serde_number",
     "serialized",
     "sort_json",
     "to_f32",

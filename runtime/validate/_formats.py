@@ -34,7 +34,23 @@ from phi_wire.recognise import FALLBACK_TYPES, parse, type_in
 
 from ._records import HOME_FORMAT
 
-__all__ = ["Reader", "reader"]
+__all__ = ["Reader", "frameless", "reader"]
+
+
+def frameless(error: BaseException) -> None:
+    """Drops the tracebacks of ``error`` and of the errors it was raised from or during. A
+    reader's error is often raised from a local variable of the frame it leaves (the codec's
+    ``wire_error``): traceback, frame and error then form a cycle that only the cyclic collector
+    frees, and the frames' callers hold the block of lines being judged (4 MB), alive for the
+    rest of a run. A record keeps what the error reports (file, line, pointer, message) only."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [error]
+    while pending:
+        link = pending.pop()
+        if link is not None and id(link) not in seen:
+            seen.add(id(link))
+            link.__traceback__ = None
+            pending += (link.__cause__, link.__context__)
 
 
 class Reader:
@@ -99,7 +115,14 @@ class Reader:
     def load(self, name: str, raw: bytes, max_problems: int) -> Any:
         """``loads`` as the format reads; ``WireError`` lists at most ``max_problems`` problems
         (``omitted`` counts the others; a big document's arrays are judged up to their first
-        invalid item, ``first_invalid_items_only``)."""
+        invalid item, ``first_invalid_items_only``), and holds no frame (``frameless``)."""
+        try:
+            return self._load(name, raw, max_problems)
+        except WireError as error:
+            frameless(error)
+            raise  # its traceback now this frame alone: the caller's record holds none
+
+    def _load(self, name: str, raw: bytes, max_problems: int) -> Any:
         tp = self.wire_type(name)
         if self.exact:
             return self.module.loads(tp, raw, max_problems=max_problems)

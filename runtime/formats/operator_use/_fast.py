@@ -15,7 +15,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from phi_wire.convert import FastUnsupported  # the seam's: its input takes the model path
+from phi_wire.convert import (
+    FastUnsupported,  # the seam's: its input takes the model path
+    checked_number,
+)
 
 from ._wire_shapes import Shape
 
@@ -98,7 +101,8 @@ def number(document: dict[str, Any], key: str, default: float | None = None) -> 
 def free_value(value: Any) -> Any:
     """A free-form JSON value (a dict field of Operator-Use, a ``Value`` of phi-core), checked:
     every number one that Python's ``json`` writes as phi-core's writer does (an int of i64 or
-    u64, a float of plain decimal digits); the value itself, unchanged."""
+    u64, a float of plain decimal digits) and phi-core reads back as the same (``checked_number``:
+    its long floats); the value itself, unchanged."""
     kind = type(value)
     if kind is dict:
         for item in value.values():
@@ -113,4 +117,6 @@ def free_value(value: Any) -> Any:
         magnitude = abs(value)
         if magnitude != 0.0 and not PLAIN_FLOATS[0] <= magnitude < PLAIN_FLOATS[1]:
             raise FastUnsupported("a float written in exponent form")
+        if len(repr(value)) > 16:  # digits serde_json may read as another float: phi-core's
+            checked_number(value)
     return value

@@ -15,11 +15,14 @@ from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 from phi_wire.convert import (
+    MISREAD_BY_SERDE,
     SORTED_BY_PHI_CORE,
     Conversion,
     Place,
     PlacedLosses,
     UnsupportedConversion,
+    misread_floats,
+    pointer_of,
     reordered_by_sorting,
     with_sorted_keys,
 )
@@ -191,8 +194,13 @@ def messages_to_phi(
     AgentMessages, read by phi-core's reader (``tool_names``: as ``phi_dicts``)."""
     import phi_wire.v0_10 as phi
 
+    tool_names = {} if tool_names is None else tool_names  # one map for every message
+    dicts: list[dict[str, Any]] = []
+    for source in sources:  # a message's losses together, as a stream gives them batch by batch
+        dicts += phi_dicts((source,), losses, tool_names)
+        _misread(source, losses)
     # read as phi-core reads them, all in one loads (per-call work dominated one per message)
-    return list(phi.loads(_phi_messages(), json.dumps(phi_dicts(sources, losses, tool_names))))
+    return list(phi.loads(_phi_messages(), json.dumps(dicts)))
 
 
 _PHI_MESSAGES: list[Any] = []
@@ -206,6 +214,28 @@ def _phi_messages() -> Any:
 
         _PHI_MESSAGES.append(list[phi.AgentMessage])
     return _PHI_MESSAGES[0]
+
+
+def _misread(source: _Source, losses: PlacedLosses) -> None:
+    """A ``changed`` loss at each float of a message's free-form values that phi-core reads as
+    another (``misread_floats``: tool-call arguments, a second-lane message kept as extension
+    data). The dict path hands such a float back (``free_value``): only the models' path looks."""
+    place, message, _ = source
+    pointer = pointer_of(place)
+    if message["role"] in SECOND_LANE:
+        if _written_for_an_extension(message):
+            found = misread_floats(message.get("details"), pointer + "/details")
+        else:
+            found = misread_floats(message, pointer)
+    else:
+        found = (
+            at
+            for index, block in enumerate(message["contents"])
+            if block["type"] == "tool_call"
+            for at in misread_floats(block["args"], f"{pointer}/contents/{index}/args")
+        )
+    for at in found:
+        losses.lose((at, "changed", MISREAD_BY_SERDE))
 
 
 _ROUNDED = "rounded to whole milliseconds (phi-core: u64 ms)"
