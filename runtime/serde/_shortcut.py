@@ -69,6 +69,7 @@ import pydantic_core
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
+from ..fastpath import document_expression  # (imported with loads, not at its first document)
 from ..formats import VERSIONS
 from ..primitives import VOUCHED_FORM
 from ._definitions import collect_definitions
@@ -139,8 +140,6 @@ class Shortcut:
         return self.fast is not None
 
     def _load(self, build: bool) -> Fast | None:
-        from phi_wire.fastpath import document_expression
-
         expression = document_expression(self.version or "", self.name, build)
         if expression is None:
             return None
