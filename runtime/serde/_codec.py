@@ -32,10 +32,11 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, PydanticSerializationError
 from typing_extensions import TypeForm
 
+import phi_wire.serde._shortcut as shortcut  # (read per call; the module alone: no cycle)
+
 from ..collector import CollectorPaused
 from ..errors import WireError, json_syntax_error
 from ..primitives import adapter, type_name
-from . import _shortcut as shortcut
 from ._borrowed import find_escaped_borrowed, holds_borrowed
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
