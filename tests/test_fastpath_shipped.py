@@ -56,7 +56,7 @@ def shipped(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     monkeypatch.setattr(_shipped, "FOLDER", folder)
     monkeypatch.setenv("PHI_WIRE_SHIPPED_EXPRESSIONS", "1")
     monkeypatch.setenv("PHI_WIRE_CACHE_DIR", str(tmp_path / "empty cache"))
-    monkeypatch.setattr(_shortcut, "_SHORTCUTS", {})
+    monkeypatch.setattr(_shortcut, "SHORTCUTS", {})
     yield folder
 
 
@@ -83,7 +83,7 @@ def fast_from_the_first_document() -> bool:
     wire = phi_wire.v0_8
     first = first_lines(1)[0]
     wire.loads(wire.AgentEvent, first)
-    return _shortcut.shortcut_for(wire.AgentEvent).judge is not None
+    return _shortcut.shortcut_for(wire.AgentEvent).fast is not None
 
 
 def test_a_shipped_expression_serves_the_first_document_without_a_build(

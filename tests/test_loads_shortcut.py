@@ -288,7 +288,7 @@ def test_timestamps_chrono_writes_are_canonical_and_judged_alike(nanos: int) -> 
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No fast path known to this process (the cache on disk stays)."""
-    monkeypatch.setattr(_shortcut, "_SHORTCUTS", {})
+    monkeypatch.setattr(_shortcut, "SHORTCUTS", {})
     yield
 
 
@@ -309,13 +309,13 @@ def test_one_loads_never_builds(
     for line in event_lines()[:50]:
         wire.loads(wire.AgentEvent, line)
     entry = _shortcut.shortcut_for(wire.AgentEvent)
-    assert entry.looked and entry.judge is None and entry.builder is None and not built
+    assert entry.looked and entry.fast is None and entry.builder is None and not built
 
 
 def test_the_cached_expression_is_used_from_the_first_document(fresh: None) -> None:
     wire = phi_wire.v0_8
     assert _shortcut.prepare(wire.AgentEvent)  # now cached on disk
-    _shortcut._SHORTCUTS.clear()  # a new process, as far as this module knows
+    _shortcut.SHORTCUTS.clear()  # a new process, as far as this module knows
     first = event_lines()[0]
     assert _shortcut.vouched(wire.AgentEvent, first) is not _shortcut.NOT_VOUCHED  # looked, used
 
@@ -350,7 +350,7 @@ def test_it_is_built_in_the_background_after_enough_documents(
         )
     release.set()
     entry.builder.join(60)
-    assert entry.judge is not None and entry.failure is None
+    assert entry.fast is not None and entry.failure is None
     assert all(
         _shortcut.vouched(wire.AgentEvent, line) is not _shortcut.NOT_VOUCHED for line in lines
     )
@@ -405,8 +405,7 @@ def test_a_wrong_vouch_never_changes_the_verdict(
     wire = phi_wire.v0_8
     assert _shortcut.prepare(wire.AgentEvent)
     entry = _shortcut.shortcut_for(wire.AgentEvent)
-    everything = _shortcut._judge(lambda raw: True, entry_validator(wire.AgentEvent))
-    monkeypatch.setattr(entry, "judge", everything)
+    monkeypatch.setattr(entry, "fast", (lambda raw: True, entry_validator(wire.AgentEvent)))
     bad = b'{"type":"TurnEnd","loop_id":5}'
     assert _shortcut.vouched(wire.AgentEvent, bad) is _shortcut.NOT_VOUCHED
     with pytest.raises(wire.WireError) as caught:
@@ -576,7 +575,7 @@ def test_one_builder_however_often_the_threshold_is_passed(
     assert started == [builder]
     release.set()
     builder.join(60)
-    assert entry.judge is not None
+    assert entry.fast is not None
 
 
 def fork_child_verdicts(lines: list[bytes]) -> list[Any]:
@@ -623,7 +622,7 @@ def test_a_process_forked_during_a_build_judges_alike(
     entry = _shortcut.shortcut_for(wire.AgentEvent)
     assert entry.builder is not None
     entry.builder.join(60)
-    assert entry.judge is not None
+    assert entry.fast is not None
 
 
 _EXIT_DURING_A_CACHE_WRITE = r"""

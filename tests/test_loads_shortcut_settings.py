@@ -17,13 +17,15 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 from test_loads_shortcut import MODULES, RELEASES, shape
 from test_validate_fastpath import corpus_documents, mutations
 
+import phi_wire.v0_8
 from phi_wire.base import adapter
-from phi_wire.fastpath import document_expression, is_utf8
+from phi_wire.fastpath import document_expression
 from phi_wire.serde import _shortcut
 
 LOADS = {"strict": True, "by_alias": True, "by_name": False}
@@ -60,16 +62,20 @@ def outcome(validate: Callable[..., Any], document: bytes, **keywords: Any) -> A
     return ("accepted", shape(value))
 
 
-def test_the_fast_path_calls_its_validator_with_no_keyword() -> None:
+def test_the_fast_path_calls_its_validator_with_no_keyword(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ``loads`` (which runs the fast path inline) and ``vouched``."""
     calls: list[dict[str, Any]] = []
 
     def validate(raw: bytes, **keywords: Any) -> str:
         calls.append(keywords)
         return "value"
 
-    judge = _shortcut._judge(lambda raw: True, validate)
-    assert judge(b'{"type":"AgentEnd"}') == "value"
-    assert calls == [{}]
+    tp = phi_wire.v0_8.AgentEvent
+    assert _shortcut.prepare(tp)
+    monkeypatch.setattr(_shortcut.shortcut_for(tp), "fast", (lambda raw: True, validate))
+    assert phi_wire.v0_8.loads(tp, b'{"type":"AgentEnd"}') == "value"
+    assert _shortcut.vouched(tp, b'{"type":"AgentEnd"}') == "value"
+    assert calls == [{}, {}]
 
 
 def test_what_the_fast_path_hands_its_validator_is_judged_as_with_loads_keywords() -> None:
@@ -97,7 +103,7 @@ def test_what_the_fast_path_hands_its_validator_is_judged_as_with_loads_keywords
             lax = list(lax_forms(document))
             corrupted = mutations(document, rng) if expression.fullmatch(document) else ()
             for text in (document, *lax, *corrupted):
-                if expression.fullmatch(text) is None or not is_utf8(text):
+                if expression.fullmatch(text) is None:  # (UTF-8 or not: see _shortcut)
                     continue
                 assert outcome(vouched.validate_json, text) == outcome(
                     vouched.validate_json, text, **LOADS

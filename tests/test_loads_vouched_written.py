@@ -221,7 +221,7 @@ import phi_wire.v0_8 as wire
 from phi_wire.serde import _shortcut
 
 first = wire.loads(wire.AgentEvent, sys.argv[1].encode())
-fast = _shortcut.shortcut_for(wire.AgentEvent).judge is not None
+fast = _shortcut.shortcut_for(wire.AgentEvent).fast is not None
 at_first = list(built)
 try:
     wire.loads(wire.AgentEvent, b'{"type":"AgentEnd"}')  # invalid: the exact path

@@ -32,6 +32,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, PydanticSerializationError
 from typing_extensions import TypeForm
 
+import phi_wire.serde._shortcut as shortcut  # (read per call; the module alone: no cycle)
+
 from ..collector import CollectorPaused
 from ..errors import WireError, json_syntax_error
 from ..primitives import adapter, type_name
@@ -44,7 +46,7 @@ from ._interrupts import serialized, written_json
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
-from ._shortcut import NOT_VOUCHED, accepted_exactly, vouched
+from ._shortcut import accepted_exactly, document_bytes, shortcut_for
 from ._wire import read_json_with
 from ._write import writer
 
@@ -101,15 +103,26 @@ def loads(
     (``_full_report``: over 2,500 and denser than real ones, or over 20,000) is judged so; False:
     every problem, whatever the cost.
     """
-    value: T = vouched(tp, data)  # the fast path (``_shortcut``); below, the exact path
-    if value is not NOT_VOUCHED:
-        return value
+    # the fast path: ``_shortcut.vouched``, inlined (a call per document saved); then the exact path
+    entry = shortcut.SHORTCUTS.get(id(tp))
+    if entry is None or entry.tp is not tp:
+        entry = shortcut_for(tp)
+    fast = entry.fast
+    if fast is None and not entry.looked:
+        fast = entry.first_look()
+    if fast is not None and shortcut.ENABLED:
+        raw = data if type(data) is bytes else document_bytes(data)
+        if raw is not None and fast[0](raw) is not None:
+            try:
+                return fast[1](raw)  # type: ignore[no-any-return]
+            except ValidationError:  # the expression vouched wrongly: the exact path judges
+                pass
     name = type_name(tp)
     raw = _as_text(data, name)
     if fail_fast is None:
         fail_fast = not searched_in_full(raw)
     with CollectorPaused():
-        value = _read_exactly(tp, raw, name, max_problems, fail_fast)
+        value: T = _read_exactly(tp, raw, name, max_problems, fail_fast)
     accepted_exactly(tp)
     return value
 

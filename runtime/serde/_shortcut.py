@@ -11,6 +11,16 @@ value is ``loads``' value: it is returned at once. Any other document takes ``lo
 as does one that pydantic-core would reject after all (the expression is then wrong, not the
 verdict).
 
+The UTF-8 of a document's bytes is not checked apart, as ``phi-wire validate``'s fast path checks it
+(``phi_wire.fastpath.is_utf8``): pydantic-core's JSON parser refuses every string (key or value)
+whose bytes are not UTF-8, as serde_json does, and any other byte >= 0x80 is outside a string,
+where the grammar refuses it; so such a document raises ``ValidationError`` here and takes the
+exact path (tests/test_loads_utf8_vouched.py proves it over every class of invalid sequence).
+
+``loads`` runs these steps inline (``vouched`` is the same as a function, for callers that want
+the verdict alone): each Python call saved shows per event (the two saved, and the UTF-8 check,
+were some 5% of an event's time).
+
 The validator used is the type's own, with each validator function that declares a replacement for
 vouched documents (``_marks.vouched_form``: timestamps, ``serde_json::Value`` fields, LlmMessage's
 lenient metadata) replaced by that pydantic-core schema, so that no Python code runs for them;
@@ -52,14 +62,14 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pydantic
 import pydantic_core
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
-from ..fastpath import is_utf8
+from ..fastpath import document_expression  # (imported with loads, not at its first document)
 from ..formats import VERSIONS
 from ..primitives import VOUCHED_FORM
 from ._definitions import collect_definitions
@@ -72,8 +82,11 @@ __all__ = [
     "BUILD_AFTER",
     "ENABLED",
     "NOT_VOUCHED",
+    "SHORTCUTS",
+    "Fast",
     "Shortcut",
     "accepted_exactly",
+    "document_bytes",
     "prepare",
     "shortcut_for",
     "vouched",
@@ -93,21 +106,26 @@ NOT_VOUCHED: Any = object()
 
 _PHI_CORE = tuple(entry for entry in VERSIONS if entry.format == "phi-core")
 
+Fast: TypeAlias = "tuple[Callable[[bytes], object], Callable[[bytes], Any]]"
+"""A type's fast path once on: its expression's ``fullmatch`` and its vouched validator's
+``validate_json`` (published together, by one assignment)."""
+
 
 class Shortcut:
-    """One wire type's fast path: ``judge`` once its expression and validator exist."""
+    """One wire type's fast path: ``fast`` once its expression and validator exist."""
 
-    __slots__ = ("builder", "failure", "judge", "lock", "looked", "name", "seen", "tp", "version")
+    __slots__ = ("builder", "failure", "fast", "lock", "looked", "name", "seen", "tp", "version")
 
     def __init__(self, tp: Any, version: str | None, name: str) -> None:
         self.tp = tp  # held: it keeps its id unique
         self.version = version
         """The phi-core version whose public module names ``tp``; None: no fast path."""
         self.name = name
-        self.judge: Callable[[Any], Any] | None = None
-        """``loads(tp, data)`` for a document the expression vouches for, else ``NOT_VOUCHED``."""
+        self.fast: Fast | None = None
         self.seen = 0
         self.looked = False
+        """Whether the cache was looked in (``first_look``): from then on ``fast`` is all there
+        is to look at."""
         self.lock = threading.Lock()
         self.builder: threading.Thread | None = None
         self.failure: BaseException | None = None
@@ -117,13 +135,11 @@ class Shortcut:
         """Load the expression from the cache (or, with ``build``, build it); whether the fast
         path is now on."""
         with self.lock:
-            if self.judge is None and self.version is not None:
-                self.judge = self._load(build)
-        return self.judge is not None
+            if self.fast is None and self.version is not None:
+                self.fast = self._load(build)
+        return self.fast is not None
 
-    def _load(self, build: bool) -> Callable[[Any], Any] | None:
-        from phi_wire.fastpath import document_expression
-
+    def _load(self, build: bool) -> Fast | None:
         expression = document_expression(self.version or "", self.name, build)
         if expression is None:
             return None
@@ -134,20 +150,20 @@ class Shortcut:
         if validator is None:
             self.version = None  # pydantic's validator is not one this module knows: no fast path
             return None
-        return _judge(expression.fullmatch, validator.validate_json)
+        return expression.fullmatch, validator.validate_json
 
-    def first_look(self, data: Any) -> Any:
-        """The type's first document: the expression is looked for in the cache (once), and
-        used at once if it is there. Returns what ``vouched`` returns."""
+    def first_look(self) -> Fast | None:
+        """At the type's first document: the expression is looked for in the cache (once), to be
+        used at once if it is there. Returns ``fast``."""
         if not ENABLED or self.version is None:
-            return NOT_VOUCHED
+            return None
         self.looked = True
-        judge = self.judge if self.enable(build=False) else None
-        return NOT_VOUCHED if judge is None else judge(data)
+        self.enable(build=False)
+        return self.fast
 
     def count(self) -> None:
         """A document accepted the exact way: the ``BUILD_AFTER`` th starts a build."""
-        if not ENABLED or self.version is None or self.judge is not None:
+        if not ENABLED or self.version is None or self.fast is not None:
             return
         self.seen += 1
         if self.seen >= BUILD_AFTER and self.builder is None:
@@ -183,7 +199,7 @@ class Shortcut:
         """In a child process: the building thread was not copied, nor may its lock be held;
         the cache is looked at again (the expression may have been cached since)."""
         self.lock = threading.Lock()
-        if self.judge is None:
+        if self.fast is None:
             self.builder, self.seen, self.looked = None, 0, False
 
 
@@ -212,32 +228,8 @@ def _wait_for_validator_builds() -> None:
 atexit.register(_wait_for_validator_builds)
 
 
-def _judge(match: Callable[[bytes], object], validate: Callable[..., Any]) -> Callable[[Any], Any]:
-    """The fast path's work per document: the expression (one document, nothing after it but a
-    line ending), UTF-8, then pydantic-core (kept in one function: every attribute or call saved
-    shows per event)."""
-
-    def judge(data: Any) -> Any:
-        if type(data) is bytes:
-            raw, utf8 = data, False
-        elif isinstance(data, str):
-            try:
-                raw, utf8 = data.encode("utf-8"), True
-            except UnicodeEncodeError:  # a lone surrogate: the exact path says so
-                return NOT_VOUCHED
-        else:
-            raw, utf8 = bytes(data), False
-        if not ENABLED or match(raw) is None or not (utf8 or raw.isascii() or is_utf8(raw)):
-            return NOT_VOUCHED
-        try:
-            return validate(raw)  # loads' settings are the validator's own (``JUDGED_AS_LOADS``)
-        except ValidationError:  # the expression vouched wrongly: never trust it, judge exactly
-            return NOT_VOUCHED
-
-    return judge
-
-
-_SHORTCUTS: dict[int, Shortcut] = {}
+SHORTCUTS: dict[int, Shortcut] = {}
+"""id(type) -> its ``Shortcut`` (which holds the type: the id stays its own)."""
 
 
 def _public_name(tp: Any) -> tuple[str | None, str]:
@@ -257,10 +249,10 @@ def _public_name(tp: Any) -> tuple[str | None, str]:
 
 def shortcut_for(tp: Any) -> Shortcut:
     """The fast path of ``tp`` (made on first use; by identity, as ``adapter`` keeps types)."""
-    entry = _SHORTCUTS.get(id(tp))
+    entry = SHORTCUTS.get(id(tp))
     if entry is None or entry.tp is not tp:
         version, name = _public_name(tp)
-        entry = _SHORTCUTS[id(tp)] = Shortcut(tp, version, name)
+        entry = SHORTCUTS[id(tp)] = Shortcut(tp, version, name)
     return entry
 
 
@@ -277,7 +269,7 @@ def _after_fork_in_child() -> None:
     global _STARTING, _IN_PYDANTIC_CORE
     _STARTING = threading.Lock()
     _IN_PYDANTIC_CORE = threading.Lock()  # a builder that may have held it was not copied
-    for entry in list(_SHORTCUTS.values()):
+    for entry in list(SHORTCUTS.values()):
         entry.forked()
 
 
@@ -286,22 +278,45 @@ if hasattr(os, "register_at_fork"):
 
 
 def vouched(tp: Any, data: str | bytes | bytearray | memoryview) -> Any:
-    """``loads(tp, data)`` when the fast path vouches for ``data``, else ``NOT_VOUCHED``."""
-    entry = _SHORTCUTS.get(id(tp))
+    """``loads(tp, data)`` when the fast path vouches for ``data``, else ``NOT_VOUCHED``: the
+    expression (one document, nothing after it but a line ending), then pydantic-core. ``loads``
+    runs the same steps inline."""
+    entry = SHORTCUTS.get(id(tp))
     if entry is None or entry.tp is not tp:
         entry = shortcut_for(tp)
-    judge = entry.judge
-    if judge is not None:
-        return judge(data)
-    return NOT_VOUCHED if entry.looked else entry.first_look(data)
+    fast = entry.fast
+    if fast is None and not entry.looked:
+        fast = entry.first_look()
+    if fast is None or not ENABLED:
+        return NOT_VOUCHED
+    raw = document_bytes(data)
+    if raw is None or fast[0](raw) is None:
+        return NOT_VOUCHED
+    try:
+        return fast[1](raw)  # loads' settings are the validator's own (``JUDGED_AS_LOADS``)
+    except ValidationError:  # the expression vouched wrongly: never trust it, judge exactly
+        return NOT_VOUCHED
+
+
+def document_bytes(data: str | bytes | bytearray | memoryview) -> bytes | None:
+    """The bytes the expression and validator are given: a ``str`` as UTF-8 (None: it holds a
+    lone surrogate, which the exact path reports), other inputs as they are."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    return bytes(data)  # a bytearray, a memoryview
 
 
 def accepted_exactly(tp: Any) -> None:
     """``loads`` accepted a document of ``tp`` on the exact path: counted towards building the
     expression (documents it rejects are not: a stream of invalid documents, or the lines a
     validator's own fast path left, would have the expression built for nothing)."""
-    entry = _SHORTCUTS.get(id(tp))
-    if entry is not None and entry.tp is tp and entry.judge is None:
+    entry = SHORTCUTS.get(id(tp))
+    if entry is not None and entry.tp is tp and entry.fast is None:
         entry.count()
 
 
