@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .recognise import UNIT_ENUMS
+
 __all__ = [
     "COST_KEYS",
     "STOP_REASONS",
@@ -105,22 +107,7 @@ SHAPES = (
 
 COST_KEYS = ("input", "output", "cache_read", "cache_write", "total")
 """``UsageCost``'s fields in their declared order (the order its writer writes them)."""
-STOP_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "abort", "error"})
-"""``StopReason``'s values."""
-TOOL_KINDS = frozenset(
-    {
-        "read",
-        "edit",
-        "write",
-        "execute",
-        "web",
-        "cron",
-        "agent",
-        "workflow",
-        "plan",
-        "automation",
-        "mcp",
-        "unknown",
-    }
-)
-"""``ToolKind``'s values."""
+STOP_REASONS = frozenset(UNIT_ENUMS["StopReason"])
+"""``StopReason``'s values (recognition's list of them)."""
+TOOL_KINDS = frozenset(UNIT_ENUMS["ToolKind"])
+"""``ToolKind``'s values (recognition's list of them)."""
