@@ -75,3 +75,28 @@ def test_a_run_that_counts_its_losses_writes_no_pointer(
     assert counted_written == listed_written
     assert list(counted.loss_counts().items()) == list(listed.loss_counts().items())
     assert sum(listed.loss_counts().values()) == len(listed.losses) > 0
+
+
+def test_a_pair_without_phi_core_keeps_the_first_steps_placed_losses() -> None:
+    """``via_hub`` (a dict converter of a pair without phi-core: first step, then second) adds
+    the second step's losses to the first step's ``PlacedLosses`` (noted ``VIA_HUB``), so no
+    pointer of the first step is written unless the losses are read. On the merged tree before
+    this test it listed them (``[*losses, ...]``, every pointer written): it knew only
+    ``LossColumns``."""
+    from phi_wire.convert import VIA_HUB, PlacedLosses, via_hub
+
+    def first(documents: list[dict[str, Any]], kind: str) -> tuple[list[dict[str, Any]], Any]:
+        placed = PlacedLosses()
+        placed.lose(((None, 0), "dropped", "first"))
+        return documents, placed
+
+    def second(documents: list[dict[str, Any]], kind: str) -> tuple[list[dict[str, Any]], Any]:
+        return documents, [Loss("/0/x", "changed", "second")]
+
+    out, losses = via_hub(first, second)([{"a": 1}], "AgentMessage")
+    assert out == [{"a": 1}]
+    assert isinstance(losses, PlacedLosses)
+    assert list(losses) == [
+        Loss("/0", "dropped", "first"),
+        Loss("/0/x", "changed", f"second {VIA_HUB}"),
+    ]

@@ -36,7 +36,7 @@ from phi_wire.pointer import escape
 
 from ._route import VIA_HUB, noted_via_hub
 from ._serde_floats import EXACT_DIGITS, long_digits, numbers_read_alike, serde_misreads
-from ._types import Loss, LossColumns
+from ._types import Loss, LossesMadeOnRead
 
 __all__ = [
     "FAST_MIN_BYTES",
@@ -59,7 +59,7 @@ __all__ = [
 
 FastConverter = Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], Sequence[Loss]]]
 """``(documents, type) -> (target documents, losses)``: the shared contract of dict converters
-(the losses a list, or ``LossColumns``: made when read)."""
+(the losses a list, or ``LossesMadeOnRead``: made when read)."""
 
 FAST_MIN_BYTES = 128 * 1024
 """The inputs from which the fast path is taken (its expression loaded from the cache in
@@ -104,7 +104,7 @@ def via_hub(first: FastConverter, second: FastConverter) -> FastConverter:
     ) -> tuple[list[dict[str, Any]], Sequence[Loss]]:
         hub, losses = first(documents, kind)
         out, later = second(hub, _HUB_KINDS.get(kind, kind))
-        if isinstance(losses, LossColumns):  # kept as columns: its Losses made when read
+        if isinstance(losses, LossesMadeOnRead):  # its Losses made when read: none made here
             losses.extend(later, VIA_HUB)
             return out, losses
         return out, [*losses, *map(noted_via_hub, later)]

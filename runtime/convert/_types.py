@@ -79,6 +79,11 @@ class LossesMadeOnRead(Sequence[Loss]):
     def _loss(self, index: int) -> Loss:
         raise NotImplementedError
 
+    def extend(self, losses: Sequence[Loss], note: str = "") -> None:
+        """Adds ``losses`` (a second step's), each reason followed by `` note`` when one is
+        given."""
+        raise NotImplementedError
+
     @overload
     def __getitem__(self, index: int) -> Loss: ...
     @overload
