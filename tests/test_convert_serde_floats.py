@@ -295,3 +295,10 @@ def test_a_text_is_read_alike_only_when_serde_reads_every_number_so(value: Any) 
     assert not (alike and misread)
     if not re.search(r"[0-9.+-]{16}|[:,\[\s][0-9.+-]+[eE]", "".join(strings_of(value))):
         assert alike == (not misread)
+
+
+@pytest.mark.parametrize("text", [b'{"a":-05.579286185+00}', b'{"a":1e5e5}', b"[1.2.3e4]"])
+def test_a_corrupt_number_sends_the_line_to_the_model_path(text: bytes) -> None:
+    """A text that is no JSON number where a candidate starts (a corrupt line) is refused, never
+    an exception out of the first look (CI found ``-05.579286185+00`` in a corrupted event)."""
+    assert numbers_read_alike(text) is False

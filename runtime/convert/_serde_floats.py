@@ -92,7 +92,10 @@ def numbers_read_alike(text: bytes | bytearray) -> bool:
 def _misread_text(number: bytes) -> bool:
     from phi_wire.serde import needs_rewrite  # only then: the engine is big
 
-    return needs_rewrite(number.decode())
+    try:
+        return needs_rewrite(number.decode())
+    except ValueError:  # no JSON number (a corrupt line): the model path judges and reports it
+        return True
 
 
 MISREAD_BY_SERDE = (
