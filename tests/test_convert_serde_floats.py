@@ -310,3 +310,20 @@ def test_a_corrupt_number_sends_the_line_to_the_model_path(text: bytes) -> None:
     """A text that is no JSON number where a candidate starts (a corrupt line) is refused, never
     an exception out of the first look (CI found one in a corrupted event)."""
     assert numbers_read_alike(text) is False
+
+
+def test_64_bit_integers_are_read_alike_without_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """serde reads every i64 and u64 exactly: the first look lets them through without loading
+    serde's number engine (0.2 s, and per number work: the corpora hold u64::MAX-like ids), and
+    sends one past u64 to it."""
+    import phi_wire.serde
+
+    asked: list[str] = []
+    real = phi_wire.serde.needs_rewrite
+    monkeypatch.setattr(
+        phi_wire.serde, "needs_rewrite", lambda text: asked.append(text) or real(text)
+    )
+    edges = b'{"a":18446744073709551615,"b":-9223372036854775808,"c":[1234567890123456]}'
+    assert numbers_read_alike(edges) and asked == []
+    assert numbers_read_alike(b'{"a":18446744073709551616}') is (not real("18446744073709551616"))
+    assert asked == ["18446744073709551616"]

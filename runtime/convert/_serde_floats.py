@@ -52,6 +52,7 @@ _AS_DIGITS = bytes(ord("D") if 48 <= byte <= 57 or byte == 46 else ord(" ") for 
 _SIXTEEN = b"D" * 16
 _NUMBER = re.compile(rb"-?[0-9][0-9.eE+-]*+")
 _BEFORE_A_VALUE = frozenset(b":,[")
+_INTEGER = re.compile(rb"-?(?:0|[1-9][0-9]*+)")
 
 
 def long_digits(text: bytes | bytearray) -> bool:
@@ -90,6 +91,8 @@ def _alike(found: re.Match[bytes] | None, text: bytes | bytearray, start: int) -
     """Whether the run at ``start`` is no number value that serde reads otherwise."""
     if found is None or (start > 0 and text[start - 1] not in _BEFORE_A_VALUE):
         return True  # no number value there (a string's digits, points...)
+    if _INTEGER.fullmatch(found.group()) and -(2**63) <= int(found.group()) < 2**64:
+        return True  # serde reads an i64 or u64 exactly (the corpora's edge values: no engine)
     from phi_wire.serde import needs_rewrite  # only then: the engine is big
 
     try:
