@@ -52,13 +52,24 @@ def judged_alone(
     return outcomes, gets, spans(caplog, _ASKED), spans(caplog, _FETCHED)  # type: ignore[return-value]
 
 
+@pytest.mark.parametrize("tail", [None, 4 * 1024, 256 * 1024])
 def test_a_part_asks_its_bytes_and_the_line_across_its_end(
-    s3_server: S3, reader_log: pytest.LogCaptureFixture
+    s3_server: S3,
+    reader_log: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    tail: int | None,
 ) -> None:
     """Each 3 MB part of a 12 MB object is one GET (the server's log) asking from the byte
     before the part (is a line starting there?) to ``TAIL_BYTES`` past its end, and receiving no
     more; on main a part's GET asked up to the object's end and received a read block (4 MB)
-    past the part's end. Every line is still judged once."""
+    past the part's end. The parts' records are those of the object judged whole.
+
+    One number for the line across a part's end: with ``TAIL_BYTES`` set smaller or larger than
+    the reader's own 64 KB first read (phi-core lines here are at most 1.5 KB, so every part's
+    last line ends within it), still one GET a part; before, a 4 KB tail cost two GETs a part
+    (the reader asked more past the end than the GET held)."""
+    if tail is not None:
+        monkeypatch.setattr(remote_s3, "TAIL_BYTES", tail)
     bucket = s3_server.bucket()
     url = f"s3://{bucket}/big.jsonl"
     data = EVENTS * (12_000_000 // len(EVENTS))
@@ -66,17 +77,24 @@ def test_a_part_asks_its_bytes_and_the_line_across_its_end(
     run_ = validate(url)
     parts = split(run_, 3_000_000)
     assert len(parts) >= 4 and all(part.is_range for part in parts)
-    lines = 0
+    judged = []
     for part in parts:
         outcomes, gets, asked, fetched = judged_alone(part, run_.settings, reader_log)
-        lines += lines_in(outcomes)  # type: ignore[arg-type]
+        judged.append(outcomes)
         first = max(0, part.start - 1)
         bound = min(len(data), part.end + remote_s3.TAIL_BYTES)
-        assert len(gets) == 1 and asked == [(first, bound)]
+        assert len(gets) == 1 and asked == [(first, bound)], (part.start, part.end, asked)
         assert fetched and fetched[0][0] == first and max(end for _, end in fetched) <= bound
         received = sum(end - start for start, end in fetched)
         assert received <= (part.end - part.start) + 1 + remote_s3.TAIL_BYTES
-    assert lines == data.count(b"\n")
+    offsets = line_offsets(parts, [lines_in(outcomes) for outcomes in judged])  # type: ignore[arg-type]
+    records = [
+        record
+        for part, outcomes, offset in zip(parts, judged, offsets, strict=True)
+        for record in counted(part, outcomes, offset).records  # type: ignore[arg-type]
+    ]
+    assert records == list(validate(url))
+    assert sum(lines_in(outcomes) for outcomes in judged) == data.count(b"\n")  # type: ignore[arg-type]
 
 
 def test_a_line_longer_than_the_tail_is_read_on_in_growing_gets(
