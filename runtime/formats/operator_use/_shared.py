@@ -55,7 +55,3 @@ def _only_messages(values: list[Any], direction: str) -> None:
 def _json(value: Any, dumps: Any) -> Any:
     return json.loads(dumps(value))
 
-
-def _json_list(values: Sequence[Any], dumps: Any) -> list[Any]:
-    """``_json`` of each value, in one parse."""
-    return json.loads("[" + ",".join(dumps(value) for value in values) + "]")  # type: ignore[no-any-return]
