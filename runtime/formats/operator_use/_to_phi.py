@@ -8,7 +8,6 @@ functions (a fast conversion imports none)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 from collections.abc import MutableMapping, Sequence
@@ -29,12 +28,13 @@ from phi_wire.convert import (
 
 from ._non_finite import null_carried, source_json
 from ._shared import (
-    _IMAGE_MAGIC,
     EXTENSION_KIND,
     SECOND_LANE,
     STOP_REASONS_TO_PHI,
     U64_MAX,
     _only_messages,
+    image_mime,
+    is_base64,
 )
 
 _Source = tuple[Place, dict[str, Any], Any]
@@ -358,13 +358,6 @@ def _ms(place: Place, seconds: Any, losses: PlacedLosses) -> int:
     return milliseconds
 
 
-def _image_mime(data: str) -> str:
-    for prefix, mime in _IMAGE_MAGIC:
-        if data.startswith(prefix):
-            return mime
-    return "image/png"
-
-
 def _block_to_phi(
     place: Place, block: dict[str, Any], losses: PlacedLosses
 ) -> list[dict[str, Any]]:
@@ -397,24 +390,14 @@ def _block_to_phi(
         images_at: Place = (place, "images")
         for index, data in enumerate(block["images"]):
             item = (images_at, index)
-            if data.startswith(("http://", "https://", "file:", "data:")) or not _is_base64(data):
+            if data.startswith(("http://", "https://", "file:", "data:")) or not is_base64(data):
                 lose((item, "dropped", "not base64 data: phi-core images are inline base64"))
                 continue
             lose((item, "invented", "phi-core needs a mimeType: detected from the data"))
-            images.append({"data": data, "mimeType": _image_mime(data), "type": "image"})
+            images.append({"data": data, "mimeType": image_mime(data), "type": "image"})
         return images
     lose((place, "dropped", f"phi-core has no {kind} content"))
     return []
-
-
-def _is_base64(data: str) -> bool:
-    """Base64's alphabet, padded or not (producers often strip the ``=``; an image's data
-    carried to phi-core is carried as written)."""
-    try:
-        base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
-    except ValueError:
-        return False
-    return True
 
 
 _NO_TOOL_NAME = 'phi-core needs the tool\'s name: no earlier tool call with this id, written as ""'
