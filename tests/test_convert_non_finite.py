@@ -102,6 +102,29 @@ def test_a_session_file_names_each_nan_and_a_nan_cost_is_no_traceback(
 
 
 @pytest.mark.parametrize("target", ["phi-core", "clark-agent"])
+def test_a_session_file_big_enough_for_the_dict_path_hands_them_to_the_models(
+    target: str, tmp_path: Path
+) -> None:
+    """Its NaN arguments and an infinity in custom details after 1,000 message entries (the
+    dict converter tried first: ``FAST_MIN_BYTES``), its costs finite."""
+    header, change, message, custom = SESSION.replace(USAGE % "NaN", USAGE % "0.0").split("\n")
+    entry = json.loads(message)
+    entries = []
+    for index in range(1000):
+        entry = {**entry, "id": f"{index:08x}", "parent_id": entry["id"]}
+        entries.append(json.dumps(entry))
+    custom = custom.replace('"parent_id":"af9e4e0d"', f'"parent_id":"{entry["id"]}"')
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([header, change, message, *entries, custom]) + "\n")
+    _, losses = _split(list(convert_file(path, target=target)))
+    lost = sorted(_not_held(losses))
+    assert lost == sorted(
+        [(str(line), "/message" + at) for line in range(3, 1004) for at in CALL_AT]
+        + [("1004", "/details/source")]
+    )
+
+
+@pytest.mark.parametrize("target", ["phi-core", "clark-agent"])
 def test_the_command_lists_them_whole_and_streamed(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, target: str
 ) -> None:
