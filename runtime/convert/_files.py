@@ -46,7 +46,7 @@ from ._inputs import ConvertError, Input
 from ._route import VIA_HUB, convert, noted_via_hub, to_session_file
 from ._session import from_session, is_session
 from ._types import Conversion, Loss, UnsupportedConversion, loss_counts
-from ._version import SESSION_FILES, VersionError, rewritten
+from ._version import SESSION_FILES, VersionError, rewritten, written_changes
 
 __all__ = ["MODULES", "Converted", "convert_input"]
 
@@ -449,7 +449,8 @@ def _convert_input(source: Input, given: str | None, target: str, version: str |
         )
     documents, jsonl, session, written = _written(source, result.value, target, version)
     listed = source.lines and isinstance(value, list)  # a JSON array file: one document
-    for loss in result.losses if via is None else via.losses:
+    changed = written_changes(value, target, documents) if format == target else ()
+    for loss in (result.losses if via is None else via.losses) + tuple(changed):
         where, pointer = _where(source, lines, listed, loss.pointer)
         losses.append((where, Loss(pointer, loss.kind, loss.reason)))
     if via is not None:

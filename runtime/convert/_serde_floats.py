@@ -5,6 +5,11 @@ reader, and the dict paths' ``parsed``) reads them correctly rounded. So a numbe
 or clark-agent text may mean another float than ``parsed`` gives (``numbers_read_alike``), and a
 float written for phi-core or clark-agent may be read back as another (``serde_misreads``,
 ``misread_floats``: a ``changed`` loss, ``MISREAD_BY_SERDE``).
+
+Only free-form values need the closer look: the typed floats of phi-core and clark-agent (the F32
+temperatures of a request: ``TurnRequest``, ``LoopConfigSnapshot``, ``provider_request_prepared``)
+are carried by no converter (dropped with what holds them: both paths alike), and a number in
+exponent form in a typed integer field (a timestamp, a usage count) is refused by both alike.
 """
 
 from __future__ import annotations

@@ -104,3 +104,15 @@ def _added(before: Any, after: Any, pointer: str = "") -> list[str]:
         for number, (a, b) in enumerate(zip(before, after, strict=True)):
             found += _added(a, b, f"{pointer}/{number}")
     return found
+
+
+def written_changes(value: Any, format: str, documents: list[str]) -> list[Loss]:
+    """What ``format``'s writer changed of a ``value`` its reader read (a same-format conversion:
+    Operator-Use reads ``NaN`` and writes ``null``), from its converters' ``written_changes``,
+    given the texts written (``documents``); none for a format without one."""
+    if format == HUB:  # the hub has no converters (serde's reader holds what its writer writes)
+        return []
+    module = importlib.import_module(f"{FOLDERS[format]}.convert")
+    changes: Callable[[Any, list[str]], list[tuple[str, str, str]]] | None
+    changes = getattr(module, "written_changes", None)
+    return [] if changes is None else [Loss(*change) for change in changes(value, documents)]

@@ -1,10 +1,11 @@
 """What both directions of Operator-Use <-> phi-core 0.10 share: the second lane's roles, the
-stop-reason tables (``docs/conversions/operator-use.md``), the losses of one conversion."""
+stop-reason tables (``docs/conversions/operator-use.md``), the losses of one conversion, an
+image block's data read (``is_base64``, ``image_mime``)."""
 
 from __future__ import annotations
 
+import base64
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from phi_wire.convert import UnsupportedConversion
@@ -42,6 +43,23 @@ _IMAGE_MAGIC = (
 )
 
 
+def image_mime(data: str) -> str:
+    for prefix, mime in _IMAGE_MAGIC:
+        if data.startswith(prefix):
+            return mime
+    return "image/png"
+
+
+def is_base64(data: str) -> bool:
+    """Base64's alphabet, padded or not (producers often strip the ``=``; an image's data
+    carried to phi-core is carried as written)."""
+    try:
+        base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
+    except ValueError:
+        return False
+    return True
+
+
 def _only_messages(values: list[Any], direction: str) -> None:
     """A list converts as a message list: anything else in it is refused, naming the first."""
     for index, item in enumerate(values):
@@ -54,8 +72,3 @@ def _only_messages(values: list[Any], direction: str) -> None:
 
 def _json(value: Any, dumps: Any) -> Any:
     return json.loads(dumps(value))
-
-
-def _json_list(values: Sequence[Any], dumps: Any) -> list[Any]:
-    """``_json`` of each value, in one parse."""
-    return json.loads("[" + ",".join(dumps(value) for value in values) + "]")  # type: ignore[no-any-return]

@@ -17,7 +17,8 @@ from typing import Any
 from phi_wire.convert import Conversion, FastUnsupported, PlacedLosses
 
 from ._fast_to_phi import message_dicts_to_phi, phi_messages
-from ._shared import _json_list, _only_messages
+from ._non_finite import source_json
+from ._shared import _only_messages
 from ._to_phi import messages_to_phi
 
 __all__ = ["MessageStreamToPhi"]
@@ -64,10 +65,13 @@ class MessageStreamToPhi:
         values = list(messages)
         _only_messages(values, "Operator-Use -> phi-core")
         losses = PlacedLosses()
+        documents, non_finite = source_json(values, ou.dumps)
         sources: list[tuple[Any, dict[str, Any], Any]] = [
-            ((None, index), item, None) for index, item in enumerate(_json_list(values, ou.dumps))
+            ((None, index), item, None) for index, item in enumerate(documents)
         ]
-        return Conversion(messages_to_phi(sources, losses, self._tool_names), tuple(losses))
+        return Conversion(
+            messages_to_phi(sources, losses, self._tool_names, non_finite), tuple(losses)
+        )
 
     def convert_dicts(
         self, documents: list[dict[str, Any]], kind: str

@@ -8,7 +8,6 @@ functions (a fast conversion imports none)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 from collections.abc import MutableMapping, Sequence
@@ -27,15 +26,15 @@ from phi_wire.convert import (
     with_sorted_keys,
 )
 
+from ._non_finite import null_carried, source_json
 from ._shared import (
-    _IMAGE_MAGIC,
     EXTENSION_KIND,
     SECOND_LANE,
     STOP_REASONS_TO_PHI,
     U64_MAX,
-    _json,
-    _json_list,
     _only_messages,
+    image_mime,
+    is_base64,
 )
 
 _Source = tuple[Place, dict[str, Any], Any]
@@ -57,20 +56,21 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
         return Conversion(_session_to_phi(value, losses), tuple(losses))
     if isinstance(value, list):
         _only_messages(value, "Operator-Use -> phi-core")
+        documents, non_finite = source_json(value, ou.dumps)
         sources: list[_Source] = [
-            ((None, index), item, None) for index, item in enumerate(_json_list(value, ou.dumps))
+            ((None, index), item, None) for index, item in enumerate(documents)
         ]
-        return Conversion(messages_to_phi(sources, losses), tuple(losses))
+        return Conversion(messages_to_phi(sources, losses, None, non_finite), tuple(losses))
     name = type(value).__name__
     if name == "SessionContext":
-        document = _json(value, ou.dumps)
+        (document,), non_finite = source_json([value], ou.dumps)
         model = (document.get("model_id"), document.get("provider_id"))
         messages_at: Place = (None, "messages")
         sources = [
             ((messages_at, index), message, model)  # the context's model for every message
             for index, message in enumerate(document["messages"])
         ]
-        messages = messages_to_phi(sources, losses)
+        messages = messages_to_phi(sources, losses, None, non_finite)
         for key in ("thinking_level", "model_id", "provider_id"):
             if key in document:
                 reason = "phi-core messages have no thinking level"
@@ -79,11 +79,13 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
                 losses.lose((None, key, "dropped", reason))
         return Conversion(messages, tuple(losses))
     if hasattr(value, "role"):
+        (document,), non_finite = source_json([value], ou.dumps)
         return Conversion(
-            messages_to_phi([(None, _json(value, ou.dumps), None)], losses), tuple(losses)
+            messages_to_phi([(None, document, None)], losses, None, non_finite), tuple(losses)
         )
     if name == "Usage":
-        usage = _usage_to_phi(None, _json(value, ou.dumps), losses)
+        (document,), _ = source_json([value], ou.dumps)  # a NaN cost: dropped, as any cost
+        usage = _usage_to_phi(None, document, losses)
         return Conversion(phi.loads(phi.Usage, json.dumps(usage)), tuple(losses))
     if name == "StopReason":
         reason = _stop_reason_to_phi(None, value.value, losses)
@@ -99,8 +101,9 @@ def _session_to_phi(entries: Any, losses: PlacedLosses) -> list[Any]:
     parts = context_parts(entries)
     module = _layout_module(entries[0]) if entries else ou
     context = module.build_session_context(entries)
-    documents = _json_list(context.messages, module.dumps)
-    return messages_to_phi(session_sources(entries, parts, documents, losses), losses)
+    documents, non_finite = source_json(context.messages, module.dumps)
+    sources = session_sources(entries, parts, documents, losses)
+    return messages_to_phi(sources, losses, None, non_finite)
 
 
 def session_sources(
@@ -189,14 +192,18 @@ def messages_to_phi(
     sources: Sequence[_Source],
     losses: PlacedLosses,
     tool_names: MutableMapping[str, str] | None = None,
+    non_finite: bool = False,
 ) -> list[Any]:
     """Each (place, Operator-Use message JSON, (model, provider) or None) as phi-core
-    AgentMessages, read by phi-core's reader (``tool_names``: as ``phi_dicts``)."""
+    AgentMessages, read by phi-core's reader (``tool_names``: as ``phi_dicts``; ``non_finite``:
+    the JSON holds a NaN or an infinity, ``source_json``'s)."""
     import phi_wire.v0_10 as phi
 
     tool_names = {} if tool_names is None else tool_names  # one map for every message
     dicts: list[dict[str, Any]] = []
     for source in sources:  # a message's losses together, as a stream gives them batch by batch
+        if non_finite:
+            null_carried(source[0], source[1], source[1]["role"] in SECOND_LANE, losses)
         dicts += phi_dicts((source,), losses, tool_names)
         _misread(source, losses)
     # read as phi-core reads them, all in one loads (per-call work dominated one per message)
@@ -351,13 +358,6 @@ def _ms(place: Place, seconds: Any, losses: PlacedLosses) -> int:
     return milliseconds
 
 
-def _image_mime(data: str) -> str:
-    for prefix, mime in _IMAGE_MAGIC:
-        if data.startswith(prefix):
-            return mime
-    return "image/png"
-
-
 def _block_to_phi(
     place: Place, block: dict[str, Any], losses: PlacedLosses
 ) -> list[dict[str, Any]]:
@@ -390,24 +390,14 @@ def _block_to_phi(
         images_at: Place = (place, "images")
         for index, data in enumerate(block["images"]):
             item = (images_at, index)
-            if data.startswith(("http://", "https://", "file:", "data:")) or not _is_base64(data):
+            if data.startswith(("http://", "https://", "file:", "data:")) or not is_base64(data):
                 lose((item, "dropped", "not base64 data: phi-core images are inline base64"))
                 continue
             lose((item, "invented", "phi-core needs a mimeType: detected from the data"))
-            images.append({"data": data, "mimeType": _image_mime(data), "type": "image"})
+            images.append({"data": data, "mimeType": image_mime(data), "type": "image"})
         return images
     lose((place, "dropped", f"phi-core has no {kind} content"))
     return []
-
-
-def _is_base64(data: str) -> bool:
-    """Base64's alphabet, padded or not (producers often strip the ``=``; an image's data
-    carried to phi-core is carried as written)."""
-    try:
-        base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
-    except ValueError:
-        return False
-    return True
 
 
 _NO_TOOL_NAME = 'phi-core needs the tool\'s name: no earlier tool call with this id, written as ""'

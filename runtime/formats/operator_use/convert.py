@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from phi_wire.convert import FastConverter, PlacedLosses
 
 from ._fast_to_phi import phi_messages, to_phi_core_dicts
+from ._non_finite import written_changes
 from ._shared import STOP_REASONS_FROM_PHI, STOP_REASONS_TO_PHI
 from ._stream_to_phi import MessageStreamToPhi
 from ._to_phi import to_phi_core
@@ -54,6 +55,7 @@ __all__ = [
     "from_phi_core",
     "session_from_phi_core",
     "to_phi_core",
+    "written_changes",
 ]
 
 FAST_CONVERTERS: dict[tuple[str, str, str], FastConverter] = {
