@@ -255,7 +255,8 @@ class _Spooler:
             made, losses, taken = self.writer.convert(held.documents, held.texts, final)
         except FastUnsupported:
             raise _NotTaken from None
-        spool.write(b"".join(entry + b"\n" for entry in made))
+        if made:
+            spool.write(b"\n".join(made) + b"\n")
         self._placed(losses, held, taken)
         return taken
 

@@ -159,7 +159,13 @@ def _block(block: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[st
 
 
 def _blocks(blocks: list[Any], place: Place, losses: PlacedLosses) -> list[dict[str, Any]]:
-    return [_block(block, (place, index), losses) for index, block in enumerate(blocks)]
+    out = []
+    for index, block in enumerate(blocks):
+        if block.get("type") == "text":  # most blocks: no call, no place made
+            out.append({"text": block["text"], "type": "text"})
+        else:
+            out.append(_block(block, (place, index), losses))
+    return out
 
 
 def _timestamp(message: dict[str, Any]) -> int:
@@ -178,6 +184,9 @@ _NO_OTHER = 'phi-core has no "other": stop (end_turn back)'
 _I64_NEGATIVE = "negative: phi-core's u64 counter holds 0"
 _NO_MODEL = "phi-core requires model; clark-agent has none: empty"
 _NO_PROVIDER = "phi-core requires provider; clark-agent has none: empty"
+_TOOL_RESULT_DROPPED = tuple(
+    (key, f"phi-core's toolResult has no {key}") for key in ("narration", "details")
+)
 
 
 def _clamped(usage: dict[str, Any], place: Place, losses: PlacedLosses) -> tuple[int, ...]:
@@ -250,11 +259,11 @@ def _message(message: dict[str, Any], place: Place, losses: PlacedLosses) -> dic
         return _assistant(message, place, losses)
     if role == "tool_result":
         timestamp = _timestamp(message)
-        for key in ("narration", "details"):
+        for key, reason in _TOOL_RESULT_DROPPED:
             if key in message:
                 if message[key] is None:
                     raise FastUnsupported(f"a null {key}")
-                losses.lose(((place, key), "dropped", f"phi-core's toolResult has no {key}"))
+                losses.lose(((place, key), "dropped", reason))
         return {
             "content": _blocks(message["content"], (place, "content"), losses),
             "isError": message.get("is_error", False),

@@ -39,6 +39,7 @@ _ID_INVENTED = (
     "Operator-Use messages have an id: a uuid5 of the input's name, the message's pointer and "
     "its JSON"
 )
+_ID_LOSS = ("invented", _ID_INVENTED)
 _DROPPED_KEYS = tuple(
     (key, "/" + key, "Operator-Use messages have no " + key)
     for key in ("turnId", "nodeId", "parentId", "tags", "provenanceHint")
@@ -144,8 +145,12 @@ class EntryMaker:
             def lose(index: int, rest: str, kind: LossKind, reason: str) -> None:
                 add(new(Loss, (f"/{index}{rest}", kind, reason)))
 
+        # once counted, each message's invented id is counted with the batch's (no call each)
+        batched = kept is None and _ID_LOSS in counts
         try:
-            entries = self._made(documents, texts, start, lose)
+            entries, ids = self._made(documents, texts, start, lose, batched)
+            if batched:
+                counts[_ID_LOSS] += ids
         except PydanticSerializationError as error:  # a lone surrogate: the model path says it
             raise FastUnsupported(str(error)) from None
         finally:
@@ -154,9 +159,17 @@ class EntryMaker:
         return entries
 
     def _made(
-        self, documents: list[dict[str, Any]], texts: Sequence[str | bytes], start: int, lose: Lose
-    ) -> list[bytes]:
+        self,
+        documents: list[dict[str, Any]],
+        texts: Sequence[str | bytes],
+        start: int,
+        lose: Lose,
+        batched: bool,
+    ) -> tuple[list[bytes], int]:
+        """The entries, and how many ids were invented (``batched``: their losses left to the
+        caller to count, else each one given to ``lose``)."""
         entries: list[bytes] = []
+        ids = 0
         pending: dict[str, Any] | None = None  # a tool message more results may join
         pending_seconds = 0.0
         message_id = self.ids.of
@@ -188,7 +201,9 @@ class EntryMaker:
                     continue
                 if pending is not None:
                     self._entry(pending, entries)
-                lose(index, "", "invented", _ID_INVENTED)
+                ids += 1
+                if not batched:
+                    lose(index, "", "invented", _ID_INVENTED)
                 pending = {
                     "role": "tool",
                     "contents": [_tool_result(message, index, lose, check)],
@@ -200,7 +215,9 @@ class EntryMaker:
             if pending is not None:
                 self._entry(pending, entries)
                 pending = None
-            lose(index, "", "invented", _ID_INVENTED)
+            ids += 1
+            if not batched:
+                lose(index, "", "invented", _ID_INVENTED)
             identity = message_id(index, texts[offset])
             if role == "user":
                 converted = {
@@ -221,20 +238,28 @@ class EntryMaker:
                         )[1:]
                     )
                     self.in_effect = model
+                self._entry(converted, entries, _seconds_text(seconds))
+                continue
             self._entry(converted, entries)
         if pending is not None:
             self._entry(pending, entries)
-        return entries
+        return entries, ids
 
-    def _entry(self, message: dict[str, Any], entries: list[bytes]) -> None:
-        """A message entry's text (after its id); the message's id kept for ``content``."""
-        timestamp = message["timestamp"]
+    def _entry(
+        self, message: dict[str, Any], entries: list[bytes], seconds: bytes | None = None
+    ) -> None:
+        """A message entry's text (after its id); the message's id kept for ``content``.
+        ``seconds``: its timestamp's text; None: the message's last field is its timestamp (a
+        user or tool message's), whose text is taken from the message's JSON (a float's ``repr``
+        costs more than the JSON's)."""
         if self.first is None:
-            self.first = timestamp
+            self.first = message["timestamp"]
         written = to_json(message)  # PydanticSerializationError: ``made`` says FastUnsupported
         message_id = message.get("id")
         self.seeds.append(written if message_id is None else message_id.encode())
-        entries.append(_seconds_text(timestamp) + _MESSAGE + written + b"}")
+        if seconds is None:
+            seconds = written[written.rindex(b":") + 1 : -1]  # after the last key: the number
+        entries.append(b"".join((seconds, _MESSAGE, written, b"}")))  # one copy, not three
 
     def _extension(
         self, message: dict[str, Any], index: int, lose: Lose, entries: list[bytes]
@@ -242,9 +267,10 @@ class EntryMaker:
         """An ExtensionMessage: a custom message (``custom_from_phi``), or ``FastUnsupported``
         for one that carries an Operator-Use message (only its layout's models tell, imported
         for such a message only: it takes the model path)."""
-        for key, rest, reason in _DROPPED_KEYS:
-            if key in message:
-                lose(index, rest, "dropped", reason)
+        if not _DROPPED.isdisjoint(message):  # one look at the keys: seldom any
+            for key, rest, reason in _DROPPED_KEYS:
+                if key in message:
+                    lose(index, rest, "dropped", reason)
         if may_carry_a_message(message):
             from ._from_phi import carried_message  # the models: only for such a message
 
@@ -261,7 +287,7 @@ class EntryMaker:
         }
         if custom["details"] is not None:
             written["details"] = custom["details"]
-        self._entry(written, entries)
+        self._entry(written, entries, _seconds_text(custom["timestamp"]))
 
 
 def _assistant(
