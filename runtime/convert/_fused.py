@@ -24,7 +24,6 @@ from phi_wire.formats import FOLDERS, HUB
 from ._fast import FastConverter
 from ._placed import PlacedLosses
 from ._route import VIA_HUB
-from ._types import Losses
 
 __all__ = [
     "FirstStep",
@@ -44,9 +43,10 @@ FirstStep: TypeAlias = Callable[
 added (with their places) to the sink given; ``FastUnsupported`` as the format's dict converter
 raises it."""
 
-SecondStep: TypeAlias = Callable[[dict[str, Any], int, Losses], dict[str, Any]]
+SecondStep: TypeAlias = Callable[[dict[str, Any], int, PlacedLosses], dict[str, Any]]
 """``(phi-core message, its index in the input's phi-core form, losses) -> the target's
-document`` (one per message); ``FastUnsupported`` as the format's dict converter raises it."""
+document`` (one per message), its losses added with their places (a place's first token: that
+index); ``FastUnsupported`` as the format's dict converter raises it."""
 
 
 def _table(format: str, name: str) -> dict[tuple[str, str, str], Any]:
@@ -68,10 +68,10 @@ def second_step(target: str) -> SecondStep | None:
 
 def second_steps(
     messages: Iterable[dict[str, Any]], second: SecondStep
-) -> tuple[list[dict[str, Any]], Losses]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """Each phi-core message converted by ``second`` as it comes (the ``index``-th: its losses'
     pointers' first token), and the second step's losses (not yet noted ``VIA_HUB``)."""
-    later = Losses()
+    later = PlacedLosses()
     return [second(message, index, later) for index, message in enumerate(messages)], later
 
 
@@ -115,7 +115,7 @@ def fused_writer(
 
     def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], PlacedLosses]:
         losses = PlacedLosses()
-        later = Losses()
+        later = PlacedLosses()
         messages = enumerate(first(documents, kind, {}, losses))
         out = [write(second(message, index, later)) for index, message in messages]
         losses.extend(later, VIA_HUB)

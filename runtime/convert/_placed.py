@@ -46,18 +46,22 @@ class PlacedLosses(LossesMadeOnRead):
         ``append``, a call in C (a big input's converters add hundreds of thousands)."""
 
     def extend(self, losses: Iterable[Loss], note: str = "") -> None:
-        """Adds ``losses`` whose pointers are written (a second step's, after the first step's
-        placed ones), each reason followed by `` note`` when one is given (each noted reason
-        made once: a second step adds tens of thousands of a few reasons)."""
+        """Adds ``losses`` (a second step's, after the first step's placed ones: written, or
+        placed too, a ``PlacedLosses``, whose places are kept), each reason followed by
+        `` note`` when one is given (each noted reason made once: a second step adds tens of
+        thousands of a few reasons)."""
+        entries: Iterable[Entry] = losses.entries if type(losses) is PlacedLosses else losses
         if not note:
-            self.entries += losses
+            self.entries += entries
             return
         noted: dict[str, str] = {}
-        for pointer, kind, reason in losses:
+        add = self.entries.append
+        for entry in entries:
+            reason = entry[-1]
             found = noted.get(reason)
             if found is None:
                 found = noted[reason] = f"{reason} {note}"
-            self.entries.append((pointer, kind, found))
+            add((*entry[:-1], found))
 
     def counts(self) -> dict[tuple[str, str], int]:
         """The losses counted by (kind, reason), in the order each first came (as
