@@ -7,6 +7,9 @@ first one checked (the numbers of the free-form values). The documents and losse
 those of the two steps one after the other (``_fast.via_hub``): the first step's losses, then the
 second's, noted ``VIA_HUB``.
 
+To phi-core itself, a source with a fused first step has each message written as it is made
+(``fused_writer``): none of the input's held until all are made, then written and freed.
+
 A format folder's ``convert`` module offers its step in a table: ``FUSED_FIRST_STEPS``
 (``(source, "phi-core", type)`` -> ``FirstStep``) or ``FUSED_SECOND_STEPS`` (``("phi-core",
 target, "AgentMessage")`` -> ``SecondStep``); a pair one of whose steps has none takes the two
@@ -107,7 +110,11 @@ def fused_writer(
 ) -> Callable[[list[dict[str, Any]], str], tuple[list[str], PlacedLosses]] | None:
     """``fused_converter``'s documents each written by ``write`` as soon as it is made (neither
     a phi-core message nor a target's document of the input held: a whole input's), ``write``'s
-    ``ValueError`` (a document it cannot write) raised as the converters' errors are."""
+    ``ValueError`` (a document it cannot write) raised as the converters' errors are. To
+    phi-core (``target``), the first step's messages so written (the documents and losses of
+    the source's dict converter to phi-core)."""
+    if target == HUB and source != HUB:
+        return _first_step_writer(source, kind, write)
     steps = _steps(source, target, kind)
     if steps is None:
         return None
@@ -120,5 +127,19 @@ def fused_writer(
         out = [write(second(message, index, later)) for index, message in messages]
         losses.extend(later, VIA_HUB)
         return out, losses
+
+    return written
+
+
+def _first_step_writer(
+    source: str, kind: str, write: Callable[[dict[str, Any]], str]
+) -> Callable[[list[dict[str, Any]], str], tuple[list[str], PlacedLosses]] | None:
+    first: FirstStep | None = _table(source, "FUSED_FIRST_STEPS").get((source, HUB, kind))
+    if first is None:
+        return None
+
+    def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], PlacedLosses]:
+        losses = PlacedLosses()
+        return [write(message) for message in first(documents, kind, {}, losses)], losses
 
     return written

@@ -96,7 +96,7 @@ _USAGE_KEYS = ("input", "output", "reasoning", "cache_read", "cache_write", "tot
 
 
 def _usage(usage: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
-    if not any(usage.get(key, 0) for key in _USAGE_KEYS):
+    if not any(map(usage.get, _USAGE_KEYS)):  # (absent: None, as false as 0)
         return None
     out: dict[str, Any] = {}
     for clark_key, phi_key in USAGE_FIELDS.items():

@@ -248,7 +248,7 @@ def phi_dicts(
     tool_names: MutableMapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Each (place, Operator-Use message JSON as its writer writes it, (model, provider) or
-    None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults),
+    None) as the JSON of phi-core AgentMessages (a usage's counts phi-core's reader fills in: 0),
     every object's keys in the order phi-core writes them, sorted (so the dict converter writes
     them as they are built: ``_fast_to_phi``). ``tool_names`` (call id -> tool name, a tool
     result's name) holds the calls of the messages before these (a file converted batch by
@@ -291,15 +291,7 @@ def phi_dicts(
             if kind == "tool_result":
                 results.append((block_place, block))
                 if role != "tool":
-                    lose(
-                        (
-                            block_place,
-                            "changed",
-                            f"a tool_result block in a {role} message becomes a phi-core "
-                            "toolResult message (before the rest of the message); it comes back "
-                            "in a tool message",
-                        )
-                    )
+                    lose((block_place, "changed", _RESULT_MOVED.format(role=role)))
                 previous_image = False
                 continue
             if kind == "image" and previous_image:
@@ -316,17 +308,16 @@ def phi_dicts(
             lose((place, "changed", "a user message of tool results only: no user message"))
         elif role == "user" or blocks:
             if role == "tool":
-                lose(
-                    (
-                        contents_at,
-                        "changed",
-                        "blocks other than tool_result in a tool message: a phi-core user message",
-                    )
-                )
+                lose((contents_at, "changed", _OTHER_BLOCKS))
             out.append({"content": blocks, "role": "user", "timestamp": timestamp})
     return out
 
 
+_OTHER_BLOCKS = "blocks other than tool_result in a tool message: a phi-core user message"
+_RESULT_MOVED = (
+    "a tool_result block in a {role} message becomes a phi-core toolResult message (before the "
+    "rest of the message); it comes back in a tool message"
+)
 _ADJACENT_IMAGES = (
     "an image block right after another: phi-core has one block per image, and adjacent images "
     "come back as one Operator-Use image block"
@@ -442,7 +433,8 @@ _NO_COST = "phi-core usage has no cost"
 
 
 def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> dict[str, Any]:
-    counts = [usage[source] for source in _USAGE_COUNTS]
+    counts = [usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"]]
+    counts.append(usage["cache_write_tokens"])  # (``_USAGE_COUNTS``: not a comprehension's call)
     if min(counts) < 0 or max(counts) > U64_MAX:  # rare: each count looked at
         for index, count in enumerate(counts):
             if not 0 <= count <= U64_MAX:
@@ -456,8 +448,15 @@ def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> 
             if cost_at is None:
                 cost_at = (place, "cost")
             losses.lose((cost_at, key, "dropped", _NO_COST))
-    read, write = counts[2:]
-    return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
+    given, made, read, write = counts  # phi-core's other counts: 0, as its reader fills them in
+    return {
+        "cache_read": read,
+        "cache_write": write,
+        "input": given,
+        "output": made,
+        "reasoning": 0,
+        "total_tokens": 0,
+    }
 
 
 def _stop_reason_to_phi(place: Place, reason: str, losses: PlacedLosses) -> str:
