@@ -82,6 +82,9 @@ def _blocks(
 ) -> list[dict[str, Any]]:
     converted = []
     for index, block in enumerate(blocks):
+        if block["type"] == "text":  # most blocks (``_block``'s first case): no call, no place
+            converted.append({"type": "text", "text": block["text"]})
+            continue
         done = _block(block, (place, index), losses, lane, check)
         if done is not None:
             converted.append(done)

@@ -271,7 +271,7 @@ def phi_dicts(
             continue
         lose((place, "id", "dropped", _NO_ID))
         seconds = message["timestamp"]
-        if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
+        if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < _U64_END:
             timestamp = round(seconds * 1000)  # the usual time (``_ms``'s first case), inline
             if timestamp / 1000 != seconds:
                 lose((place, "timestamp", "changed", _ROUNDED))
@@ -280,14 +280,13 @@ def phi_dicts(
         blocks: list[dict[str, Any]] = []
         results: list[tuple[Place, dict[str, Any]]] = []
         previous_image = False
-        contents_at: Place = (place, "contents")
         for index, block in enumerate(message.get("contents", ())):
             kind = block["type"]
             if kind == "text":  # most blocks: nothing lost, no place made
                 blocks.append({"text": block["content"], "type": "text"})
                 previous_image = False
                 continue
-            block_place = (contents_at, index)
+            block_place = ((place, "contents"), index)
             if kind == "tool_result":
                 results.append((block_place, block))
                 if role != "tool":
@@ -308,11 +307,12 @@ def phi_dicts(
             lose((place, "changed", "a user message of tool results only: no user message"))
         elif role == "user" or blocks:
             if role == "tool":
-                lose((contents_at, "changed", _OTHER_BLOCKS))
+                lose(((place, "contents"), "changed", _OTHER_BLOCKS))
             out.append({"content": blocks, "role": "user", "timestamp": timestamp})
     return out
 
 
+_U64_END = 2.0**64  # a float is below it iff below U64_MAX (none between): float to float, faster
 _OTHER_BLOCKS = "blocks other than tool_result in a tool message: a phi-core user message"
 _RESULT_MOVED = (
     "a tool_result block in a {role} message becomes a phi-core toolResult message (before the "
@@ -430,6 +430,7 @@ def _tool_result_to_phi(
 _USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 """Operator-Use's counts, in the order their losses come."""
 _NO_COST = "phi-core usage has no cost"
+_copysign = math.copysign
 
 
 def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> dict[str, Any]:
@@ -444,7 +445,7 @@ def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> 
                 counts[index] = min(max(count, 0), U64_MAX)
     cost_at: Place = None
     for key, amount in usage["cost"].items():
-        if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
+        if amount or _copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
             if cost_at is None:
                 cost_at = (place, "cost")
             losses.lose((cost_at, key, "dropped", _NO_COST))
