@@ -109,7 +109,7 @@ def message_dicts_to_phi(
     as it was)."""
     losses = PlacedLosses()
     sources = [((None, index), _message(item), None) for index, item in enumerate(documents)]
-    return phi_dicts(sources, losses, tool_names), losses
+    return list(phi_dicts(sources, losses, tool_names)), losses
 
 
 def phi_messages(
@@ -132,8 +132,7 @@ def phi_messages(
         sources = _session_sources(documents, losses)
     else:
         raise FastUnsupported(kind)
-    for source in sources:  # one at a time: ``phi_dicts`` keeps no state but ``tool_names``
-        yield from phi_dicts((source,), losses, tool_names)
+    yield from phi_dicts(sources, losses, tool_names)  # each made as it is taken
 
 
 def _session_file_dicts(
@@ -143,7 +142,7 @@ def _session_file_dicts(
     hundreds of thousands: no pointer is written unless they are read, ``PlacedLosses``)."""
     losses = PlacedLosses()
     sources = _session_sources(documents, losses)  # the nulls read as absent first
-    return phi_dicts(sources, losses), losses
+    return list(phi_dicts(sources, losses)), losses
 
 
 class _Entry:

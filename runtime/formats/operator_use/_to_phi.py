@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import Any
 
 from phi_wire.convert import (
@@ -246,17 +246,16 @@ def phi_dicts(
     sources: Sequence[_Source],
     losses: PlacedLosses,
     tool_names: MutableMapping[str, str] | None = None,
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
     """Each (place, Operator-Use message JSON as its writer writes it, (model, provider) or
     None) as the JSON of phi-core AgentMessages (a usage's counts phi-core's reader fills in: 0),
     every object's keys in the order phi-core writes them, sorted (so the dict converter writes
     them as they are built: ``_fast_to_phi``). ``tool_names`` (call id -> tool name, a tool
     result's name) holds the calls of the messages before these (a file converted batch by
-    batch) and gets these ones' (None: no messages before)."""
+    batch) and gets these ones' (None: no messages before). Each made as it is taken."""
     if tool_names is None:
         tool_names = {}
     lose = losses.lose
-    out: list[dict[str, Any]] = []
     for place, message, model in sources:
         role = message["role"]
         if role in SECOND_LANE:
@@ -264,10 +263,10 @@ def phi_dicts(
                 lose((place, "changed", SORTED_BY_PHI_CORE.format(key="details")))
             if _written_for_an_extension(message):  # back to the extension it was
                 kind, data = message["custom_type"], message.get("details")
-                out.append({"data": with_sorted_keys(data), "kind": kind, "role": "extension"})
+                yield {"data": with_sorted_keys(data), "kind": kind, "role": "extension"}
                 continue
             kind = EXTENSION_KIND.format(role=role)
-            out.append({"data": with_sorted_keys(message), "kind": kind, "role": "extension"})
+            yield {"data": with_sorted_keys(message), "kind": kind, "role": "extension"}
             continue
         lose((place, "id", "dropped", _NO_ID))
         seconds = message["timestamp"]
@@ -300,16 +299,15 @@ def phi_dicts(
             if kind == "tool_call":
                 tool_names[block["id"]] = block["name"]
         for result_place, result in results:
-            out.append(_tool_result_to_phi(result_place, result, timestamp, tool_names, losses))
+            yield _tool_result_to_phi(result_place, result, timestamp, tool_names, losses)
         if role == "assistant":
-            out.append(_assistant_to_phi(place, message, blocks, timestamp, model, losses))
+            yield _assistant_to_phi(place, message, blocks, timestamp, model, losses)
         elif role == "user" and not blocks and results:
             lose((place, "changed", "a user message of tool results only: no user message"))
         elif role == "user" or blocks:
             if role == "tool":
                 lose(((place, "contents"), "changed", _OTHER_BLOCKS))
-            out.append({"content": blocks, "role": "user", "timestamp": timestamp})
-    return out
+            yield {"content": blocks, "role": "user", "timestamp": timestamp}
 
 
 _U64_END = 2.0**64  # a float is below it iff below U64_MAX (none between): float to float, faster
