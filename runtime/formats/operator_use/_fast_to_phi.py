@@ -245,9 +245,13 @@ def _is_chain(documents: list[Any]) -> bool:
     if documents[0].get("type") != "session":
         return False
     body = documents[1:]
-    ids = [document.get("id") for document in body]
-    parents = [document.get("parent_id") for document in body[1:]]
-    return is_chain(ids, parents, body[-1].get("type"))
+    ids: list[Any] = []
+    parents: list[Any] = []
+    add_id, add_parent = ids.append, parents.append
+    for document in body:  # each entry reached once (most of the time: reaching it)
+        add_id(document.get("id"))
+        add_parent(document.get("parent_id"))
+    return is_chain(ids, parents[1:], body[-1].get("type"))
 
 
 def _chain_sources(
