@@ -103,9 +103,9 @@ def test_a_session_file_run_that_counts_its_losses_writes_no_pointer(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, target: str
 ) -> None:
     """The session file taken by the dict converter: counting its losses adds none by pointer
-    and writes no pointer of the first step's (clark-agent's step, the second, writes its
-    own as it finds them); listing them writes one per loss of the first step and counts the
-    same, in the same order."""
+    and writes no pointer, of either step's (to clark-agent, the second step's are placed too:
+    before, it wrote one per loss as it found them, 77,000 in 30 MB); listing them writes one
+    per loss and counts the same, in the same order."""
     monkeypatch.setattr(fast_whole, "BUILD_MIN_BYTES", 0)
     path = big_session(tmp_path, 200_000)
     convert_input(read_input(str(path)), "operator-use", target)  # every module imported
@@ -115,7 +115,8 @@ def test_a_session_file_run_that_counts_its_losses_writes_no_pointer(
     assert converted.entries > 100
     counted = converted.loss_counts()
     second = sum(count for (_, reason), count in counted.items() if reason.endswith(VIA_HUB))
-    assert adds["add"] == 0 and pointers["pointer_of"] == second
+    assert adds["add"] == 0 and pointers["pointer_of"] == 0
+    assert (second > 0) == (target == "clark-agent")
     listed = converted.losses
     first_step = [loss for _, loss in listed if not loss.reason.endswith(VIA_HUB)]
     assert pointers["pointer_of"] == second + len(first_step)

@@ -100,3 +100,38 @@ def test_a_pair_without_phi_core_keeps_the_first_steps_placed_losses() -> None:
         Loss("/0", "dropped", "first"),
         Loss("/0/x", "changed", f"second {VIA_HUB}"),
     ]
+
+
+def test_a_placed_second_step_is_noted_without_a_pointer_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A second step's placed losses added with a note (``extend``) are kept as they are: adding
+    and counting them writes no pointer and rebuilds no entry (main's ``extend`` read each as a
+    ``Loss``, a pointer each; this branch's first one rebuilt each with its reason noted); read,
+    they are the noted list, the same reason noted only where the second step lost it."""
+    from phi_wire.convert import PlacedLosses
+
+    first, second = PlacedLosses(), PlacedLosses()
+    first.lose(((None, 0), "dropped", "same"))
+    first.lose(((None, 1), "key", "changed", "first"))
+    second.lose(((None, 0), "dropped", "same"))
+    second.lose((((None, 2), "content"), 1, "invented", "second"))
+    calls = _counting_pointers(monkeypatch)
+    first.extend(second, "(noted)")
+    counts = first.counts()
+    assert calls["pointer_of"] == 0
+    assert first.entries[2:] == second.entries  # kept as they are: none rebuilt to note it
+    expected = [
+        Loss("/0", "dropped", "same"),
+        Loss("/1/key", "changed", "first"),
+        Loss("/0", "dropped", "same (noted)"),
+        Loss("/2/content/1", "invented", "second (noted)"),
+    ]
+    assert list(first) == expected and len(first) == 4
+    assert [first[index] for index in range(-4, 4)] == expected + expected
+    assert first[1:3] == expected[1:3]
+    assert counts == loss_counts(expected)
+    assert list(counts) == list(loss_counts(expected))
+    first.lose(((None, 3), "dropped", "same"))  # after the noted ones: not noted
+    assert first[4] == Loss("/3", "dropped", "same") and list(first)[4] == first[4]
+    assert first.counts() == loss_counts([*expected, first[4]])

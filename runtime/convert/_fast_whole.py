@@ -180,7 +180,8 @@ def fast_converted(
     if converter is None or target not in _WRITERS or kind not in _TYPES.get(format, {}):
         return None
     write = _WRITERS[target]
-    # two steps through phi-core fused: each document written as it is made (none held)
+    # two steps through phi-core fused (or the first to phi-core): each document written as it
+    # is made (none held)
     writing = fused_writer(format, target, kind, write)
     done = _dicts_converted(source, format, writing or converter, version, kind)
     if done is None:

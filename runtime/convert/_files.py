@@ -361,7 +361,8 @@ def _converted_without_models(source: Input, format: str, target: str) -> Conver
     # counted as ``loss_counts`` counts them (in C: a few hundred thousand losses); placed only
     # when read
     counted = loss_counts(fast.losses)
-    text = "".join(document + "\n" for document in fast.documents)
+    # one join (not a copy of each document with its newline, then a join of those)
+    text = "\n".join(fast.documents) + "\n" if fast.documents else ""
     count = len(fast.lines) if source.lines and not source.session else 1
     entries = len(fast.lines) if source.session else 0
     return Converted(

@@ -7,6 +7,9 @@ first one checked (the numbers of the free-form values). The documents and losse
 those of the two steps one after the other (``_fast.via_hub``): the first step's losses, then the
 second's, noted ``VIA_HUB``.
 
+To phi-core itself, a source with a fused first step has each message written as it is made
+(``fused_writer``): none of the input's held until all are made, then written and freed.
+
 A format folder's ``convert`` module offers its step in a table: ``FUSED_FIRST_STEPS``
 (``(source, "phi-core", type)`` -> ``FirstStep``) or ``FUSED_SECOND_STEPS`` (``("phi-core",
 target, "AgentMessage")`` -> ``SecondStep``); a pair one of whose steps has none takes the two
@@ -24,7 +27,6 @@ from phi_wire.formats import FOLDERS, HUB
 from ._fast import FastConverter
 from ._placed import PlacedLosses
 from ._route import VIA_HUB
-from ._types import Losses
 
 __all__ = [
     "FirstStep",
@@ -44,9 +46,10 @@ FirstStep: TypeAlias = Callable[
 added (with their places) to the sink given; ``FastUnsupported`` as the format's dict converter
 raises it."""
 
-SecondStep: TypeAlias = Callable[[dict[str, Any], int, Losses], dict[str, Any]]
+SecondStep: TypeAlias = Callable[[dict[str, Any], int, PlacedLosses], dict[str, Any]]
 """``(phi-core message, its index in the input's phi-core form, losses) -> the target's
-document`` (one per message); ``FastUnsupported`` as the format's dict converter raises it."""
+document`` (one per message), its losses added with their places (a place's first token: that
+index); ``FastUnsupported`` as the format's dict converter raises it."""
 
 
 def _table(format: str, name: str) -> dict[tuple[str, str, str], Any]:
@@ -68,10 +71,10 @@ def second_step(target: str) -> SecondStep | None:
 
 def second_steps(
     messages: Iterable[dict[str, Any]], second: SecondStep
-) -> tuple[list[dict[str, Any]], Losses]:
+) -> tuple[list[dict[str, Any]], PlacedLosses]:
     """Each phi-core message converted by ``second`` as it comes (the ``index``-th: its losses'
     pointers' first token), and the second step's losses (not yet noted ``VIA_HUB``)."""
-    later = Losses()
+    later = PlacedLosses()
     return [second(message, index, later) for index, message in enumerate(messages)], later
 
 
@@ -107,7 +110,11 @@ def fused_writer(
 ) -> Callable[[list[dict[str, Any]], str], tuple[list[str], PlacedLosses]] | None:
     """``fused_converter``'s documents each written by ``write`` as soon as it is made (neither
     a phi-core message nor a target's document of the input held: a whole input's), ``write``'s
-    ``ValueError`` (a document it cannot write) raised as the converters' errors are."""
+    ``ValueError`` (a document it cannot write) raised as the converters' errors are. To
+    phi-core (``target``), the first step's messages so written (the documents and losses of
+    the source's dict converter to phi-core)."""
+    if target == HUB and source != HUB:
+        return _first_step_writer(source, kind, write)
     steps = _steps(source, target, kind)
     if steps is None:
         return None
@@ -115,10 +122,24 @@ def fused_writer(
 
     def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], PlacedLosses]:
         losses = PlacedLosses()
-        later = Losses()
+        later = PlacedLosses()
         messages = enumerate(first(documents, kind, {}, losses))
         out = [write(second(message, index, later)) for index, message in messages]
         losses.extend(later, VIA_HUB)
         return out, losses
+
+    return written
+
+
+def _first_step_writer(
+    source: str, kind: str, write: Callable[[dict[str, Any]], str]
+) -> Callable[[list[dict[str, Any]], str], tuple[list[str], PlacedLosses]] | None:
+    first: FirstStep | None = _table(source, "FUSED_FIRST_STEPS").get((source, HUB, kind))
+    if first is None:
+        return None
+
+    def written(documents: list[dict[str, Any]], kind: str) -> tuple[list[str], PlacedLosses]:
+        losses = PlacedLosses()
+        return [write(message) for message in first(documents, kind, {}, losses)], losses
 
     return written

@@ -170,5 +170,7 @@ def input_of(name: str, raw: bytes) -> Input:
         pass  # not one JSON value: one per line
     else:
         return Input(name, data, False, [(1, data)], value=(value,))
-    documents = [(number, line) for number, line in enumerate(data.split(b"\n"), 1) if line.strip()]
+    # a line of only whitespace is none (``isspace``: strip's bytes, without a stripped copy)
+    lines = enumerate(data.split(b"\n"), 1)
+    documents = [(number, line) for number, line in lines if line and not line.isspace()]
     return Input(name, data, True, documents)

@@ -35,42 +35,75 @@ def _pointer(entry: Entry) -> str:
 class PlacedLosses(LossesMadeOnRead):
     """Losses as ``(place, kind, reason)`` (or ``(parent, key, kind, reason)``) entries; a
     ``Loss`` (its pointer written from its place) made when it is read, ``counts`` without
-    making any."""
+    making any. The entries a second step added (``extend`` with a note) keep their own
+    reasons: the note is added to each when it is read or counted."""
 
-    __slots__ = ("entries", "lose")
+    __slots__ = ("entries", "lose", "notes")
 
     def __init__(self) -> None:
         self.entries: list[Entry] = []
         self.lose: Callable[[Entry], None] = self.entries.append
         """Adds one ``(place, kind, reason)`` or ``(parent, key, kind, reason)``: the list's own
         ``append``, a call in C (a big input's converters add hundreds of thousands)."""
+        self.notes: list[tuple[int, int, str]] = []
+        """``(start, end, note)``: the entries ``start:end`` are read with their reasons
+        followed by `` note`` (none rebuilt: a second step adds tens of thousands)."""
 
     def extend(self, losses: Iterable[Loss], note: str = "") -> None:
-        """Adds ``losses`` whose pointers are written (a second step's, after the first step's
-        placed ones), each reason followed by `` note`` when one is given (each noted reason
-        made once: a second step adds tens of thousands of a few reasons)."""
-        if not note:
-            self.entries += losses
-            return
-        noted: dict[str, str] = {}
-        for pointer, kind, reason in losses:
-            found = noted.get(reason)
-            if found is None:
-                found = noted[reason] = f"{reason} {note}"
-            self.entries.append((pointer, kind, found))
+        """Adds ``losses`` (a second step's, after the first step's placed ones: written, or
+        placed too, a ``PlacedLosses``, whose places are kept), each reason followed by
+        `` note`` when one is given."""
+        placed = type(losses) is PlacedLosses and not losses.notes
+        start = len(self.entries)
+        self.entries += losses.entries if placed else losses  # type: ignore[attr-defined]
+        if note and len(self.entries) > start:
+            self.notes.append((start, len(self.entries), note))
+
+    def _segments(self) -> Iterator[tuple[list[Entry], str]]:
+        """The entries in runs, each with its note ("": none), in order."""
+        done = 0
+        for start, end, note in self.notes:
+            if start > done:
+                yield self.entries[done:start], ""
+            yield self.entries[start:end], note
+            done = end
+        if done < len(self.entries) or not done:
+            yield (self.entries[done:] if done else self.entries), ""
 
     def counts(self) -> dict[tuple[str, str], int]:
         """The losses counted by (kind, reason), in the order each first came (as
         ``loss_counts`` counts a list of them)."""
-        return dict(collections.Counter(map(_KIND_REASON, self.entries)))
+        if not self.notes:
+            return dict(collections.Counter(map(_KIND_REASON, self.entries)))
+        found: dict[tuple[str, str], int] = {}
+        for entries, note in self._segments():
+            for (kind, reason), count in collections.Counter(map(_KIND_REASON, entries)).items():
+                key = (kind, f"{reason} {note}") if note else (kind, reason)
+                found[key] = found.get(key, 0) + count
+        return found
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def __iter__(self) -> Iterator[Loss]:
-        for entry in self.entries:
-            yield _NEW_TUPLE(Loss, (_pointer(entry), entry[-2], entry[-1]))
+        for entries, note in self._segments():
+            if not note:
+                for entry in entries:
+                    yield _NEW_TUPLE(Loss, (_pointer(entry), entry[-2], entry[-1]))
+                continue
+            noted: dict[str, str] = {}  # each noted reason made once
+            for entry in entries:
+                reason = entry[-1]
+                found = noted.get(reason)
+                if found is None:
+                    found = noted[reason] = f"{reason} {note}"
+                yield _NEW_TUPLE(Loss, (_pointer(entry), entry[-2], found))
 
     def _loss(self, index: int) -> Loss:
         entry = self.entries[index]
-        return Loss(_pointer(entry), entry[-2], entry[-1])
+        reason = entry[-1]
+        at = index + len(self.entries) if index < 0 else index
+        for start, end, note in self.notes:
+            if start <= at < end:
+                reason = f"{reason} {note}"
+        return Loss(_pointer(entry), entry[-2], reason)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import importlib
-import itertools
 import operator
 import os
 import stat
@@ -152,12 +151,15 @@ class ThroughHub:
         reason) into ``counts``."""
         later, self.later = self.later, []
         if not keep:
-            found = collections.Counter(
-                map(_KIND_REASON, itertools.chain.from_iterable(losses for _, losses in later))
-            )
-            for (kind, reason), count in found.items():
-                key = (kind, f"{reason} {VIA_HUB}")
-                counts[key] = counts.get(key, 0) + count
+            for _, losses in later:  # (a fused second step's are placed: counted, none written)
+                found = (
+                    losses.counts()
+                    if isinstance(losses, PlacedLosses)
+                    else collections.Counter(map(_KIND_REASON, losses))
+                )
+                for (kind, reason), count in found.items():
+                    key = (kind, f"{reason} {VIA_HUB}")
+                    counts[key] = counts.get(key, 0) + count
             return []
         return [
             noted_via_hub(loss._replace(pointer=_shifted(loss.pointer, before)))

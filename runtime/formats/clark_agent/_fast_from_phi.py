@@ -1,7 +1,8 @@
 """phi-core 0.10 messages and events -> clark-agent 0.4, dict to dict: the documents as JSON gives
 them (lines phi-core's fast path vouched for), clark-agent's built in its writer's key order
 (declaration order; free-form values as they came), the same losses at the same pointers as
-``_from_phi`` and ``_events_from_phi`` (built only when a loss is found). A document this cannot
+``_from_phi`` and ``_events_from_phi`` (each kept with its place, ``PlacedLosses``: its pointer
+written only when it is read). A document this cannot
 convert exactly (a thinking block whose signature may carry clark-agent's reasoning details, a
 number phi-wire's writer prints otherwise than Python's ``json``) raises ``FastUnsupported``: it
 takes the model path."""
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from phi_wire.convert import FastUnsupported, Loss, Losses, LossKind, Place, pointer_of
+from phi_wire.convert import FastUnsupported, Loss, LossKind, Place, PlacedLosses
 
 from ._fast_to_phi import checked_free
 from ._shared import (
@@ -26,8 +27,8 @@ from ._shared import (
 __all__ = ["events_from_phi", "message_from_phi", "messages_from_phi"]
 
 
-def _lose(losses: Losses, place: Place, kind: LossKind, reason: str) -> None:
-    losses.append(Loss(pointer_of(place), kind, reason))
+def _lose(losses: PlacedLosses, place: Place, kind: LossKind, reason: str) -> None:
+    losses.lose((place, kind, reason))  # its pointer written when read (a count: never)
 
 
 # --- blocks ------------------------------------------------------------------------------------
@@ -39,7 +40,7 @@ _NO_SIGNATURE = (
 
 
 def _block(
-    block: dict[str, Any], place: Place, losses: Losses, lane: str, check: bool = True
+    block: dict[str, Any], place: Place, losses: PlacedLosses, lane: str, check: bool = True
 ) -> dict[str, Any] | None:
     """``lane``: "user"/"tool" (text, image) or "assistant" (text, thinking, tool calls);
     ``check``: whether the free-form values' numbers are checked (False: the step that made the
@@ -77,10 +78,13 @@ def _block(
 
 
 def _blocks(
-    blocks: list[Any], place: Place, losses: Losses, lane: str, check: bool = True
+    blocks: list[Any], place: Place, losses: PlacedLosses, lane: str, check: bool = True
 ) -> list[dict[str, Any]]:
     converted = []
     for index, block in enumerate(blocks):
+        if block["type"] == "text":  # most blocks (``_block``'s first case): no call, no place
+            converted.append({"type": "text", "text": block["text"]})
+            continue
         done = _block(block, (place, index), losses, lane, check)
         if done is not None:
             converted.append(done)
@@ -90,11 +94,12 @@ def _blocks(
 # --- messages ----------------------------------------------------------------------------------
 
 _LLM_META = ("turnId", "nodeId", "parentId")
+_NO_MODEL = tuple((key, f"clark-agent's assistant has no {key}") for key in ("model", "provider"))
 _USAGE_KEYS = ("input", "output", "reasoning", "cache_read", "cache_write", "total_tokens")
 
 
-def _usage(usage: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any] | None:
-    if not any(usage.get(key, 0) for key in _USAGE_KEYS):
+def _usage(usage: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
+    if not any(map(usage.get, _USAGE_KEYS)):  # (absent: None, as false as 0)
         return None
     out: dict[str, Any] = {}
     for clark_key, phi_key in USAGE_FIELDS.items():
@@ -112,7 +117,7 @@ def _usage(usage: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any
 
 
 def _extension(
-    message: dict[str, Any], place: Place, losses: Losses, check: bool = True
+    message: dict[str, Any], place: Place, losses: PlacedLosses, check: bool = True
 ) -> dict[str, Any]:
     role = message["role"]
     if role != "extension":
@@ -142,7 +147,7 @@ def _system_data(data: dict[str, Any]) -> bool:
 
 
 def _message(
-    message: dict[str, Any], place: Place, losses: Losses, check: bool = True
+    message: dict[str, Any], place: Place, losses: PlacedLosses, check: bool = True
 ) -> dict[str, Any]:
     if "kind" in message:
         return _extension(message, place, losses, check)
@@ -156,9 +161,9 @@ def _message(
     role = message["role"]
     content_place = (place, "content")
     if role == "assistant":
-        for key in ("model", "provider"):
+        for key, reason in _NO_MODEL:  # (most assistant messages: a loss each, one reason each)
             if message[key]:
-                _lose(losses, (place, key), "dropped", f"clark-agent's assistant has no {key}")
+                losses.lose((place, key, "dropped", reason))
         stop = message["stopReason"]
         if STOP_REASON_TO_PHI[STOP_REASON_FROM_PHI[stop]] != stop:
             reason = f"clark-agent has no {stop!r}: other"
@@ -193,7 +198,7 @@ def _message(
     raise FastUnsupported(f"a message of role {role!r}")
 
 
-def message_from_phi(document: dict[str, Any], index: int, losses: Losses) -> dict[str, Any]:
+def message_from_phi(document: dict[str, Any], index: int, losses: PlacedLosses) -> dict[str, Any]:
     """One phi-core message (the ``index``-th of the input's phi-core form: its losses' pointers'
     first token) as a clark-agent history row, its losses added to ``losses``, as
     ``messages_from_phi`` converts it, for a second step fused with the first (``phi_wire
@@ -209,7 +214,7 @@ def messages_from_phi(
     """phi-core messages (``AgentMessage``) as clark-agent history rows, and the losses."""
     if kind != "AgentMessage":
         raise FastUnsupported(kind)
-    losses = Losses()
+    losses = PlacedLosses()
     converted = [
         _message(document, (None, index), losses) for index, document in enumerate(documents)
     ]
@@ -259,7 +264,7 @@ def _events() -> dict[str, tuple[str, tuple[str, ...]]]:
     return found
 
 
-def _tool_result(result: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _tool_result(result: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     if result.get("child_loop_id") is not None:
         reason = "clark-agent has no child loops"
         _lose(losses, (place, "child_loop_id"), "dropped", reason)
@@ -273,7 +278,7 @@ def _tool_result(result: dict[str, Any], place: Place, losses: Losses) -> dict[s
     return out
 
 
-def _delta(delta: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any]:
+def _delta(delta: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
     if "Text" in delta:
         return {"kind": "text", "delta": delta["Text"]["delta"]}
     if "Thinking" in delta:
@@ -288,7 +293,7 @@ def _delta(delta: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any
     }
 
 
-def _event(event: dict[str, Any], place: Place, losses: Losses) -> dict[str, Any] | None:
+def _event(event: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any] | None:
     found = _events().get(event["type"])
     if found is None:
         raise FastUnsupported(f"an event of type {event['type']!r}")
@@ -341,7 +346,7 @@ def events_from_phi(
     out, a loss naming it), and the losses."""
     if kind != "AgentEvent":
         raise FastUnsupported(kind)
-    losses = Losses()
+    losses = PlacedLosses()
     converted = []
     for index, document in enumerate(documents):
         event = _event(document, (None, index), losses)

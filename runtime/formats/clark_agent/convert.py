@@ -28,7 +28,7 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from phi_wire.convert import FastConverter, Losses
+from phi_wire.convert import FastConverter, PlacedLosses
 
 from ._fast_from_phi import events_from_phi, message_from_phi, messages_from_phi
 from ._fast_to_phi import messages_to_phi
@@ -60,12 +60,12 @@ for (``phi_wire.convert``'s seam: ``FastConverter``). clark-agent's events, whos
 carries the run's state, have theirs on the stream converter: ``EventStreamToPhi.convert_dicts``."""
 
 FUSED_SECOND_STEPS: dict[
-    tuple[str, str, str], Callable[[dict[str, Any], int, Losses], dict[str, Any]]
+    tuple[str, str, str], Callable[[dict[str, Any], int, PlacedLosses], dict[str, Any]]
 ] = {("phi-core", "clark-agent", "AgentMessage"): message_from_phi}
 """(source, target, type) -> the second step of a conversion through phi-core, fused with the
 first (``phi_wire.convert``'s ``_fused``): one phi-core message as the first step made it (its
-free values checked there), its index in the input's phi-core form and the losses' list -> the
-document ``FAST_CONVERTERS``' converter makes of it."""
+free values checked there), its index in the input's phi-core form and the losses (kept with
+their places) -> the document ``FAST_CONVERTERS``' converter makes of it."""
 
 _MODEL_CONVERTERS = {
     "from_phi_core": "._events_from_phi",

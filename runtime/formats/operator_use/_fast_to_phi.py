@@ -4,9 +4,10 @@ order, as ``_to_phi`` gives from the models.
 
 Each Operator-Use object is first made what its writer would write of the model (``_fast``'s
 checks; the defaults filled in), then converted by ``_to_phi``'s own ``phi_dicts`` and
-``session_sources``, and the result given the defaults phi-core's reader fills in; so the JSON
-written (``json.dumps``, sorted keys, compact, raw UTF-8: phi-core's writer) is byte for byte what
-the model path writes. What this cannot read as the models do raises ``FastUnsupported``.
+``session_sources``, which write the defaults phi-core's reader fills in (the usage's other
+counts, 0); so the JSON written (``json.dumps``, sorted keys, compact, raw UTF-8: phi-core's
+writer) is byte for byte what the model path writes. What this cannot read as the models do
+raises ``FastUnsupported``.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def message_dicts_to_phi(
     as it was)."""
     losses = PlacedLosses()
     sources = [((None, index), _message(item), None) for index, item in enumerate(documents)]
-    return _filled(phi_dicts(sources, losses, tool_names)), losses
+    return list(phi_dicts(sources, losses, tool_names)), losses
 
 
 def phi_messages(
@@ -119,8 +120,8 @@ def phi_messages(
 ) -> Iterator[dict[str, Any]]:
     """The phi-core messages of Operator-Use ``documents`` (``kind`` as ``to_phi_core_dicts``),
     each made only when the one before it has been taken (the first step of a conversion
-    through phi-core, fused with the second: no message of the whole input is held), as phi-core
-    builds them before its reader fills in the usage's other counts (``_filled``: absent here).
+    through phi-core, fused with the second: no message of the whole input is held), as
+    ``to_phi_core_dicts`` builds them.
     Their losses go to ``losses``, as ``to_phi_core_dicts`` gives them (the documents' own,
     checked and read as absent, before the first message); ``tool_names`` as
     ``message_dicts_to_phi``'s. Every free-form value (tool arguments) is one ``free_value``
@@ -131,15 +132,7 @@ def phi_messages(
         sources = _session_sources(documents, losses)
     else:
         raise FastUnsupported(kind)
-    for source in sources:  # one at a time: ``phi_dicts`` keeps no state but ``tool_names``
-        yield from phi_dicts((source,), losses, tool_names)
-
-
-def _filled(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for message in messages:
-        if message["role"] == "assistant":  # phi-core's reader fills in the usage's other counts
-            message["usage"].update(reasoning=0, total_tokens=0)
-    return messages
+    yield from phi_dicts(sources, losses, tool_names)  # each made as it is taken
 
 
 def _session_file_dicts(
@@ -149,7 +142,7 @@ def _session_file_dicts(
     hundreds of thousands: no pointer is written unless they are read, ``PlacedLosses``)."""
     losses = PlacedLosses()
     sources = _session_sources(documents, losses)  # the nulls read as absent first
-    return _filled(phi_dicts(sources, losses)), losses
+    return list(phi_dicts(sources, losses)), losses
 
 
 class _Entry:
@@ -215,19 +208,50 @@ def _checked(index: int, document: Any, losses: PlacedLosses) -> str:
     return kind  # type: ignore[no-any-return]
 
 
+_MESSAGE_ENTRY_KEYS = shapes.MESSAGE_ENTRY.keys
+
+
+def _plain_message_entry(index: int, document: Any) -> bool:
+    """Whether an entry is a message entry without a null that ``_checked`` takes as it is (its
+    checks of such an entry, written out: most entries are), ``FastUnsupported`` where it
+    refuses one; False: any other entry, for ``_checked``."""
+    if (
+        not index
+        or type(document) is not dict
+        or document.get("type") != "message"
+        or None in document.values()
+    ):
+        return False
+    if not _MESSAGE_ENTRY_KEYS.issuperset(document):
+        raise FastUnsupported(shapes.MESSAGE_ENTRY.name)
+    get = document.get
+    if type(get("id")) is not str or type(get("parent_id", "")) is not str:  # a missing id:
+        raise FastUnsupported("id")  # a fresh uuid
+    stamp = get("timestamp")  # a missing one is the time of reading
+    if type(stamp) is not float or not math.isfinite(stamp):
+        number(document, "timestamp")
+    if "meta" in document:
+        _meta(document["meta"])
+    return True
+
+
 def _is_chain(documents: list[Any]) -> bool:
     """Whether the file is a header and entries written one after the other, each the child of
     the one before (``is_chain``: how a session without branches is written), read from the
     entries as written (a null parent id is an absent one; any entry the checks refuse is
     refused on either way)."""
-    if len(documents) < 2 or not all(type(document) is dict for document in documents):
+    if len(documents) < 2 or set(map(type, documents)) != {dict}:  # (in C: faster than all())
         return False
     if documents[0].get("type") != "session":
         return False
     body = documents[1:]
-    ids = [document.get("id") for document in body]
-    parents = [document.get("parent_id") for document in body[1:]]
-    return is_chain(ids, parents, body[-1].get("type"))
+    ids: list[Any] = []
+    parents: list[Any] = []
+    add_id, add_parent = ids.append, parents.append
+    for document in body:  # each entry reached once (most of the time: reaching it)
+        add_id(document.get("id"))
+        add_parent(document.get("parent_id"))
+    return is_chain(ids, parents[1:], body[-1].get("type"))
 
 
 def _chain_sources(
@@ -245,8 +269,20 @@ def _chain_sources(
     skip, wrap, add = skipped.append, envelopes.append, sources.append
     model: tuple[Any, Any] | None = None
     for index, document in enumerate(documents):
-        kind = _checked(index, document, losses)
         at = (None, index)
+        if _plain_message_entry(index, document):  # most entries: ``_checked``'s reads, once
+            message = _message(document["message"])
+            # read as ``session_sources`` reads the entry, in its order (an id and a timestamp:
+            # always, ``_plain_message_entry``)
+            wrap((at, "id", "dropped", ENVELOPE))
+            wrap((at, "timestamp", "dropped", ENVELOPE))
+            if "parent_id" in document:
+                wrap((at, "parent_id", "dropped", ENVELOPE))
+            if "meta" in document:
+                wrap((at, "meta", "dropped", ENVELOPE))
+            add(((at, "message"), message, model))
+            continue
+        kind = _checked(index, document, losses)
         if kind == "message":
             message = _message(document["message"])
             get = document.get  # read as ``session_sources`` reads the entry, in its order

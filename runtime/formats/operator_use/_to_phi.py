@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import Any
 
 from phi_wire.convert import (
@@ -253,17 +253,16 @@ def phi_dicts(
     sources: Sequence[_Source],
     losses: PlacedLosses,
     tool_names: MutableMapping[str, str] | None = None,
-) -> list[dict[str, Any]]:
+) -> Iterator[dict[str, Any]]:
     """Each (place, Operator-Use message JSON as its writer writes it, (model, provider) or
-    None) as the JSON of phi-core AgentMessages (before phi-core's reader fills its defaults),
+    None) as the JSON of phi-core AgentMessages (a usage's counts phi-core's reader fills in: 0),
     every object's keys in the order phi-core writes them, sorted (so the dict converter writes
     them as they are built: ``_fast_to_phi``). ``tool_names`` (call id -> tool name, a tool
     result's name) holds the calls of the messages before these (a file converted batch by
-    batch) and gets these ones' (None: no messages before)."""
+    batch) and gets these ones' (None: no messages before). Each made as it is taken."""
     if tool_names is None:
         tool_names = {}
     lose = losses.lose
-    out: list[dict[str, Any]] = []
     for place, message, model in sources:
         role = message["role"]
         if role in SECOND_LANE:
@@ -271,14 +270,14 @@ def phi_dicts(
                 lose((place, "changed", SORTED_BY_PHI_CORE.format(key="details")))
             if _written_for_an_extension(message):  # back to the extension it was
                 kind, data = message["custom_type"], message.get("details")
-                out.append({"data": with_sorted_keys(data), "kind": kind, "role": "extension"})
+                yield {"data": with_sorted_keys(data), "kind": kind, "role": "extension"}
                 continue
             kind = EXTENSION_KIND.format(role=role)
-            out.append({"data": with_sorted_keys(message), "kind": kind, "role": "extension"})
+            yield {"data": with_sorted_keys(message), "kind": kind, "role": "extension"}
             continue
         lose((place, "id", "dropped", _NO_ID))
         seconds = message["timestamp"]
-        if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < U64_MAX:
+        if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < _U64_END:
             timestamp = round(seconds * 1000)  # the usual time (``_ms``'s first case), inline
             if timestamp / 1000 != seconds:
                 lose((place, "timestamp", "changed", _ROUNDED))
@@ -287,26 +286,17 @@ def phi_dicts(
         blocks: list[dict[str, Any]] = []
         results: list[tuple[Place, dict[str, Any]]] = []
         previous_image = False
-        contents_at: Place = (place, "contents")
         for index, block in enumerate(message.get("contents", ())):
             kind = block["type"]
             if kind == "text":  # most blocks: nothing lost, no place made
                 blocks.append({"text": block["content"], "type": "text"})
                 previous_image = False
                 continue
-            block_place = (contents_at, index)
+            block_place = ((place, "contents"), index)
             if kind == "tool_result":
                 results.append((block_place, block))
                 if role != "tool":
-                    lose(
-                        (
-                            block_place,
-                            "changed",
-                            f"a tool_result block in a {role} message becomes a phi-core "
-                            "toolResult message (before the rest of the message); it comes back "
-                            "in a tool message",
-                        )
-                    )
+                    lose((block_place, "changed", _RESULT_MOVED.format(role=role)))
                 previous_image = False
                 continue
             if kind == "image" and previous_image:
@@ -316,24 +306,23 @@ def phi_dicts(
             if kind == "tool_call":
                 tool_names[block["id"]] = block["name"]
         for result_place, result in results:
-            out.append(_tool_result_to_phi(result_place, result, timestamp, tool_names, losses))
+            yield _tool_result_to_phi(result_place, result, timestamp, tool_names, losses)
         if role == "assistant":
-            out.append(_assistant_to_phi(place, message, blocks, timestamp, model, losses))
+            yield _assistant_to_phi(place, message, blocks, timestamp, model, losses)
         elif role == "user" and not blocks and results:
             lose((place, "changed", "a user message of tool results only: no user message"))
         elif role == "user" or blocks:
             if role == "tool":
-                lose(
-                    (
-                        contents_at,
-                        "changed",
-                        "blocks other than tool_result in a tool message: a phi-core user message",
-                    )
-                )
-            out.append({"content": blocks, "role": "user", "timestamp": timestamp})
-    return out
+                lose(((place, "contents"), "changed", _OTHER_BLOCKS))
+            yield {"content": blocks, "role": "user", "timestamp": timestamp}
 
 
+_U64_END = 2.0**64  # a float is below it iff below U64_MAX (none between): float to float, faster
+_OTHER_BLOCKS = "blocks other than tool_result in a tool message: a phi-core user message"
+_RESULT_MOVED = (
+    "a tool_result block in a {role} message becomes a phi-core toolResult message (before the "
+    "rest of the message); it comes back in a tool message"
+)
 _ADJACENT_IMAGES = (
     "an image block right after another: phi-core has one block per image, and adjacent images "
     "come back as one Operator-Use image block"
@@ -429,10 +418,12 @@ def _tool_result_to_phi(
 _USAGE_COUNTS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 """Operator-Use's counts, in the order their losses come."""
 _NO_COST = "phi-core usage has no cost"
+_copysign = math.copysign
 
 
 def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> dict[str, Any]:
-    counts = [usage[source] for source in _USAGE_COUNTS]
+    counts = [usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"]]
+    counts.append(usage["cache_write_tokens"])  # (``_USAGE_COUNTS``: not a comprehension's call)
     if min(counts) < 0 or max(counts) > U64_MAX:  # rare: each count looked at
         for index, count in enumerate(counts):
             if not 0 <= count <= U64_MAX:
@@ -442,12 +433,19 @@ def _usage_to_phi(place: Place, usage: dict[str, Any], losses: PlacedLosses) -> 
                 counts[index] = min(max(count, 0), U64_MAX)
     cost_at: Place = None
     for key, amount in usage["cost"].items():
-        if amount or math.copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
+        if amount or _copysign(1.0, amount) < 0:  # any amount but 0 and 0.0 (-0.0: one)
             if cost_at is None:
                 cost_at = (place, "cost")
             losses.lose((cost_at, key, "dropped", _NO_COST))
-    read, write = counts[2:]
-    return {"cache_read": read, "cache_write": write, "input": counts[0], "output": counts[1]}
+    given, made, read, write = counts  # phi-core's other counts: 0, as its reader fills them in
+    return {
+        "cache_read": read,
+        "cache_write": write,
+        "input": given,
+        "output": made,
+        "reasoning": 0,
+        "total_tokens": 0,
+    }
 
 
 def _stop_reason_to_phi(place: Place, reason: str, losses: PlacedLosses) -> str:

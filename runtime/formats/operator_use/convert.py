@@ -80,8 +80,8 @@ FUSED_FIRST_STEPS: dict[
 }
 """(source, target, type) -> the first step of a conversion through phi-core, fused with the second
 (``phi_wire.convert``'s ``_fused``): the documents' phi-core messages made one at a time (as
-``FAST_CONVERTERS``' converter makes them, before phi-core's reader fills in its defaults), the
-call id -> tool name map carried, the losses added to the sink given."""
+``FAST_CONVERTERS``' converter makes them), the call id -> tool name map carried, the losses
+added to the sink given; also each message of a conversion to phi-core written as it is made."""
 
 
 def _model_converters() -> dict[str, object]:
