@@ -2,7 +2,7 @@
 through it): what the fast path holds and builds, beside what ``test_convert_fast_operator_use``
 and ``test_convert_fast_via_hub`` prove of its output (the same text and losses as the model
 path's). A run that only counts the losses (no ``-v``, no report) makes no ``Loss`` object: they
-are kept as columns (``LossColumns``) and made when read.
+are kept placed (``PlacedLosses``) and made when read.
 """
 
 from __future__ import annotations
@@ -25,15 +25,11 @@ import phi_wire.formats.operator_use._fast_to_phi as fast_to_phi
 import phi_wire.formats.operator_use.session_tree as session_tree
 import phi_wire.operator_use as ou
 from phi_wire.convert import (
-    VIA_HUB,
     Converted,
     FastUnsupported,
     Loss,
-    LossColumns,
     convert_input,
-    loss_counts,
     read_input,
-    via_hub,
 )
 
 TARGETS = ("phi-core", "clark-agent")
@@ -95,51 +91,6 @@ def test_a_run_that_counts_the_losses_makes_no_loss_object(
     assert len(placed) == sum(counts.values())
     assert all(isinstance(loss, Loss) for _, loss in placed)
     Both(tmp_path, monkeypatch, target).check(path.read_bytes(), path.name)
-
-
-def test_loss_columns_read_as_the_list_of_their_losses() -> None:
-    listed = [
-        Loss("/1/id", "dropped", "a"),
-        Loss("/2/timestamp", "changed", "b"),
-        Loss("/1/meta", "dropped", "a"),
-        Loss("", "invented", "a"),
-    ]
-    columns = LossColumns()
-    for loss in listed:
-        columns.add(*loss)
-    assert list(columns) == listed
-    assert len(columns) == 4
-    assert columns[1] == listed[1] and columns[-1] == listed[-1]
-    assert list(columns[1:3]) == listed[1:3]
-    assert all(type(loss) is Loss for loss in columns)
-    assert loss_counts(columns) == loss_counts(listed)
-    assert list(loss_counts(columns).items()) == [
-        (("dropped", "a"), 2),
-        (("changed", "b"), 1),
-        (("invented", "a"), 1),
-    ]
-
-
-def test_the_second_step_through_phi_core_keeps_the_first_steps_columns() -> None:
-    """``via_hub`` adds the second step's losses (noted) to the first's columns instead of
-    making a list of every ``Loss``; a list from the first step stays a list."""
-
-    def first_columns(documents: list[dict[str, Any]], kind: str) -> Any:
-        columns = LossColumns()
-        columns.add("/0/id", "dropped", "first")
-        return documents, columns
-
-    def first_list(documents: list[dict[str, Any]], kind: str) -> Any:
-        return documents, [Loss("/0/id", "dropped", "first")]
-
-    def second(documents: list[dict[str, Any]], kind: str) -> Any:
-        return documents, [Loss("/0/model", "dropped", "second")]
-
-    for first in (first_columns, first_list):
-        _, losses = via_hub(first, second)([{}], "SessionFile")
-        assert isinstance(losses, LossColumns) == (first is first_columns)
-        assert [loss.reason.split()[0] for loss in losses] == ["first", "second"]
-        assert list(losses)[1].reason == f"second {VIA_HUB}"
 
 
 class Entry:

@@ -17,7 +17,7 @@ from test_convert_placed import _counting_pointers
 
 import phi_wire.convert._fast_whole as fast_whole
 import phi_wire.operator_use as ou
-from phi_wire.convert import VIA_HUB, LossColumns, Losses, convert_input, read_input
+from phi_wire.convert import VIA_HUB, Losses, convert_input, read_input
 
 TARGETS = ("phi-core", "clark-agent")
 
@@ -85,16 +85,15 @@ def test_a_fast_conversion_imports_no_model(tmp_path: Path, made: Any, target: s
 
 
 def _counting_adds(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """The losses added by their pointer (``Losses.add``, ``LossColumns.add``), counted."""
+    """The losses added by their pointer (``Losses.add``), counted."""
     calls = {"add": 0}
-    for kind in (Losses, LossColumns):
-        real = kind.add
+    real = Losses.add
 
-        def counted(self: Any, *arguments: Any, real: Any = real) -> None:
-            calls["add"] += 1
-            real(self, *arguments)
+    def counted(self: Any, *arguments: Any) -> None:
+        calls["add"] += 1
+        real(self, *arguments)
 
-        monkeypatch.setattr(kind, "add", counted)
+    monkeypatch.setattr(Losses, "add", counted)
     return calls
 
 

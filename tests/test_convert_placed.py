@@ -82,7 +82,7 @@ def test_a_pair_without_phi_core_keeps_the_first_steps_placed_losses() -> None:
     the second step's losses to the first step's ``PlacedLosses`` (noted ``VIA_HUB``), so no
     pointer of the first step is written unless the losses are read. On the merged tree before
     this test it listed them (``[*losses, ...]``, every pointer written): it knew only
-    ``LossColumns``."""
+    the loss columns of an earlier design."""
     from phi_wire.convert import VIA_HUB, PlacedLosses, via_hub
 
     def first(documents: list[dict[str, Any]], kind: str) -> tuple[list[dict[str, Any]], Any]:

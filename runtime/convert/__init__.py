@@ -75,7 +75,6 @@ if TYPE_CHECKING:  # what each name is, for type checkers; imported when first u
     from ._types import (
         Conversion,
         Loss,
-        LossColumns,
         Losses,
         LossKind,
         UnsupportedConversion,
@@ -104,7 +103,6 @@ __all__ = [
     "FastUnsupported",
     "Input",
     "Loss",
-    "LossColumns",
     "LossKind",
     "Losses",
     "Lost",
@@ -186,7 +184,6 @@ _HOMES: dict[str, str] = {
     "streamed": "_stream",
     "Conversion": "_types",
     "Loss": "_types",
-    "LossColumns": "_types",
     "Losses": "_types",
     "LossKind": "_types",
     "UnsupportedConversion": "_types",

@@ -291,7 +291,7 @@ class _Spooler:
             self.read += _files_placed(
                 Input(name, b"", True, documents), hub._replace(documents=[])
             )
-        else:  # counted without writing a pointer (``LossColumns``: none is)
+        else:  # counted without writing a pointer (``loss_counts``: none is)
             for key, count in loss_counts(hub.losses).items():
                 self.read_counts[key] = self.read_counts.get(key, 0) + count
         # phi-core's text of each (``_fast_session_file._phi_text``), in one call to map

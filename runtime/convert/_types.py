@@ -5,9 +5,8 @@ them; this module imports nothing of phi-wire."""
 from __future__ import annotations
 
 import collections
-import functools
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import (
     TYPE_CHECKING,
     Generic,
@@ -27,7 +26,6 @@ __all__ = [
     "Conversion",
     "CountedLosses",
     "Loss",
-    "LossColumns",
     "LossKind",
     "Losses",
     "LossesMadeOnRead",
@@ -66,13 +64,9 @@ class Losses(list[Loss]):
         self.append(_NEW_TUPLE(Loss, (pointer, kind, reason)))
 
 
-_LOSS_OF = functools.partial(_NEW_TUPLE, Loss)
-_POINTER, _KIND, _REASON = map(operator.itemgetter, range(3))
-
-
 class LossesMadeOnRead(Sequence[Loss]):
     """A sequence of losses kept in a form of their own, each ``Loss`` made when it is read
-    (``LossColumns``, ``PlacedLosses``): indexed, sliced and compared as the list they read as."""
+    (``PlacedLosses``): indexed, sliced and compared as the list they read as."""
 
     __slots__ = ()
 
@@ -103,63 +97,17 @@ class LossesMadeOnRead(Sequence[Loss]):
     __hash__ = None  # type: ignore[assignment]  # compared by value, and mutable
 
 
-class LossColumns(LossesMadeOnRead):
-    """Losses kept as three columns (pointers, kinds, reasons), each ``Loss`` made only when it
-    is read: a big input's hundreds of thousands of losses are then no objects the cyclic
-    collector walks, nor their memory, in a run that only counts them (``counts``)."""
-
-    __slots__ = ("kinds", "pointers", "reasons")
-
-    def __init__(self) -> None:
-        self.pointers: list[str] = []
-        self.kinds: list[LossKind] = []
-        self.reasons: list[str] = []
-
-    def add(self, pointer: str, kind: LossKind, reason: str) -> None:
-        self.pointers.append(pointer)
-        self.kinds.append(kind)
-        self.reasons.append(reason)
-
-    def extend(self, losses: Sequence[Loss], note: str = "") -> None:
-        """Adds ``losses``, each reason followed by `` note`` when one is given (a column at a
-        time, in C: the second step of a conversion through phi-core adds tens of thousands)."""
-        self.pointers += map(_POINTER, losses)
-        self.kinds += map(_KIND, losses)
-        if not note:
-            self.reasons += map(_REASON, losses)
-            return
-        noted: dict[str, str] = {}  # each reason's noted text made once
-        for reason in map(_REASON, losses):
-            found = noted.get(reason)
-            if found is None:
-                found = noted[reason] = f"{reason} {note}"
-            self.reasons.append(found)
-
-    def counts(self) -> dict[tuple[str, str], int]:
-        """The losses counted by (kind, reason), in the order each first came."""
-        return dict(collections.Counter(zip(self.kinds, self.reasons, strict=True)))
-
-    def __len__(self) -> int:
-        return len(self.pointers)
-
-    def __iter__(self) -> Iterator[Loss]:
-        return map(_LOSS_OF, zip(self.pointers, self.kinds, self.reasons, strict=True))
-
-    def _loss(self, index: int) -> Loss:
-        return Loss(self.pointers[index], self.kinds[index], self.reasons[index])
-
-
 @runtime_checkable
 class CountedLosses(Protocol):
     """Losses that count themselves by (kind, reason) without making a ``Loss`` (nor writing a
-    pointer): ``LossColumns``, ``PlacedLosses``."""
+    pointer): ``PlacedLosses``."""
 
     def counts(self) -> dict[tuple[str, str], int]: ...
 
 
 def loss_counts(losses: Sequence[Loss]) -> dict[tuple[str, str], int]:
     """``losses`` counted by (kind, reason), in the order each first came (``CountedLosses``, such
-    as ``LossColumns`` and ``PlacedLosses``: without making them)."""
+    as ``PlacedLosses``: without making them)."""
     if isinstance(losses, CountedLosses):
         return losses.counts()
     return dict(collections.Counter(map(operator.itemgetter(1, 2), losses)))
