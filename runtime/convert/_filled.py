@@ -30,7 +30,7 @@ class _Made(NamedTuple):
 
 _ID = (
     "{format}'s reader gives a missing {key} a random {factory}: read as a uuid5 of the "
-    "input's name, the line, the {key}'s pointer and the line's JSON{part} instead"
+    "input's name, the document's line, the {key}'s pointer and the document's JSON{part} instead"
 )
 _TIME = "{format}'s reader gives a missing {key} the time of reading: read as 0 (the epoch) instead"
 _MADE = {
