@@ -102,7 +102,11 @@ def _unread(
             for pointer in stamped
             for key in (pointer.rpartition("/")[2],)
         ]
-        + [(where, loss) for loss in replaced(filled, source.name, number, text, format)]
+        + (
+            [(where, loss) for loss in replaced(filled, source.name, number, text, format)]
+            if filled
+            else []
+        )
     )
 
 

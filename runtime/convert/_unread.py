@@ -68,26 +68,19 @@ class Unread(NamedTuple):
 
 
 @functools.cache
-def _stamped_keys(model: type[BaseModel]) -> tuple[str, ...]:
-    """A model's wire keys whose missing value its reader fills with the time of reading."""
-    return tuple(
-        field.alias or name
-        for name, field in model.model_fields.items()
-        if isinstance(field.json_schema_extra, dict)
-        and field.json_schema_extra.get("x-serde-default") == _NOW
-    )
-
-
-@functools.cache
-def _factory_fields(model: type[BaseModel]) -> tuple[tuple[str, str, str], ...]:
-    """A model's (wire key, field name, factory) of the fields whose missing value its reader
-    makes with a default factory (``x-default-factory``)."""
-    return tuple(
-        (field.alias or name, name, factory)
-        for name, field in model.model_fields.items()
-        if isinstance(field.json_schema_extra, dict)
-        and isinstance(factory := field.json_schema_extra.get("x-default-factory"), str)
-    )
+def _added_keys(model: type[BaseModel]) -> tuple[tuple[str, str, str | None], ...]:
+    """A model's (wire key, field name, default factory) of the fields whose missing value its
+    reader makes: stamped with the time of reading (``x-serde-default: now-unix-ms``; factory
+    None) or made by a default factory (``x-default-factory``). Most models have none."""
+    added: list[tuple[str, str, str | None]] = []
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        factory = extra.get("x-default-factory")
+        if extra.get("x-serde-default") == _NOW:
+            added.append((field.alias or name, name, None))
+        elif isinstance(factory, str):
+            added.append((field.alias or name, name, factory))
+    return tuple(added)
 
 
 @functools.cache
@@ -191,12 +184,12 @@ def _walk(
                 nulls.append((path, key))
             elif field[1]:
                 _walk(item, getattr(value, field[0]), (path, key), out, models)
-        stamped.extend((path, key) for key in _stamped_keys(type(value)) if key not in document)
-        filled.extend(
-            ((path, key), value, name, factory)
-            for key, name, factory in _factory_fields(type(value))
-            if key not in document
-        )
+        for key, name, factory in _added_keys(type(value)):  # most models have none
+            if key not in document:
+                if factory is None:
+                    stamped.append((path, key))
+                else:
+                    filled.append(((path, key), value, name, factory))
     elif isinstance(value, list | tuple):
         if type(document) is list and len(document) == len(value):
             for index, (item, held) in enumerate(zip(document, value, strict=True)):
