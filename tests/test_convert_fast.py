@@ -282,8 +282,9 @@ def test_what_a_vouched_line_implies_for_the_losses_of_reading(
     format: str, version: str, kind: str, release: str
 ) -> None:
     """A line the fast path vouches for has no key its reader drops; a null it reads as absent
-    is found by ``AbsentNulls`` (the line takes the model path); a timestamp it stamps is one the
-    line lacks (the dict converters hand such a line back: ``test_convert_fast_clark_*``)."""
+    is found by ``AbsentNulls`` (the line takes the model path); a timestamp it stamps, or a
+    value its default factory makes, is one the line lacks (the dict converters hand such a line
+    back: ``test_convert_fast_clark_*``)."""
     from phi_wire.convert._unread import unread
 
     path = _fast.line_path(format, version, kind, True)
@@ -298,14 +299,14 @@ def test_what_a_vouched_line_implies_for_the_losses_of_reading(
                 continue
             vouched += 1
             document = json.loads(variant)
-            unknown, absent, stamped = unread(
+            unknown, absent, stamped, filled = unread(
                 document, module.loads(getattr(module, kind), variant)
             )
             assert unknown == [], variant
             assert not absent or nulls.found(document), variant
             assert all(
                 pointer.rpartition("/")[2] not in _at(document, pointer.rpartition("/")[0])
-                for pointer in stamped
+                for pointer in stamped + [filled.pointer for filled in filled]
             ), variant
     assert vouched > len(lines)
 

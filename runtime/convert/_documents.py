@@ -14,6 +14,7 @@ from phi_wire.errors import WireError
 from phi_wire.formats import find, newest
 from phi_wire.recognise import parse, recognise, type_in
 
+from ._filled import replaced
 from ._inputs import ConvertError, Input
 from ._types import Loss
 from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, STAMPED_NOW, unread
@@ -77,17 +78,20 @@ def _read_documents(
                 raise _problem(source, line, text, error, format) from None
         values.append(value)
         types.append(name)
-        losses += _unread(source, line, document, value, format)
+        losses += _unread(source, (line, text), document, value, format)
     return values, types, losses
 
 
 def _unread(
-    source: Input, line: int, document: Any, value: Any, format: str
+    source: Input, line: tuple[int, bytes], document: Any, value: Any, format: str
 ) -> list[tuple[str, Loss]]:
-    """A ``dropped`` loss for each key of a document that its format's reader dropped, or
-    whose null it read as absent; an ``invented`` one for each missing key it stamped now."""
-    where = f"{source.name}:{line}"
-    unknown, nulls, stamped = unread(document, value)
+    """A ``dropped`` loss for each key of a document (at ``line``: its number and bytes) that
+    its format's reader dropped, or whose null it read as absent; an ``invented`` one for each
+    missing key it stamped now, or filled by a default factory (whose random or clock value is
+    replaced by one made from the input: ``_filled``)."""
+    number, text = line
+    where = f"{source.name}:{number}"
+    unknown, nulls, stamped, filled = unread(document, value)
     unknown_reason = READER_DROPS.format(format=format)
     null_reason = NULL_READ_AS_ABSENT.format(format=format)
     return (
@@ -98,6 +102,11 @@ def _unread(
             for pointer in stamped
             for key in (pointer.rpartition("/")[2],)
         ]
+        + (
+            [(where, loss) for loss in replaced(filled, source.name, number, text, format)]
+            if filled
+            else []
+        )
     )
 
 

@@ -172,7 +172,8 @@ def _loaded(source: Input, format: str) -> tuple[Any, list[int], list[tuple[str,
             for error in session.skipped
         ]
         for (line, text), entry in zip(read, session, strict=False):
-            losses += _unread(source, line, _parsed(source, line, text, format), entry, format)
+            document = _parsed(source, line, text, format)
+            losses += _unread(source, (line, text), document, entry, format)
         return session, [number for number, _ in read], losses
     values, _, losses = _read_documents(source, source.documents, module, format)
     if not source.lines:

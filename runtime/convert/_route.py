@@ -92,7 +92,14 @@ def convert(
 ) -> Conversion[Any]:
     """``value`` (a model of ``source``; by default the format whose module defines it) as a model
     of ``target``, with the losses. ``name`` (the input's: a file's path) seeds the ids the
-    conversion invents (``derived_id``): the same value and name always give the same ids."""
+    conversion invents (``derived_id``): the same value and name always give the same ids.
+
+    A model cannot say which of its values its reader made up for a missing key (a timestamp
+    clark-agent's reader stamps, an id or timestamp Operator-Use's fills at random or from the
+    clock): they convert as any value, without a loss; ``convert_file`` and ``convert_stream``
+    read the document beside the model, replace such values with ones derived from the input
+    and name each as ``invented``. (An Operator-Use id its source did not set, outside the
+    model's ``model_fields_set``, is not called ``dropped`` by a converter to phi-core.)"""
     if source is None:
         # a list (of messages, or a session file's entries) is in the format of its items
         entry = version_of(value[0] if isinstance(value, list) and value else value)

@@ -8,7 +8,9 @@ the pi keys phi-core drops, as ``validate --strict`` does).
 The walk goes along the document and the model read from it together: an object read as a model
 has the keys of its fields (their wire names) and, for a model that keeps unknown keys
 (``extra="allow"``), those too; a free-form value (``serde_json::Value``, a dict) keeps all of
-its keys. Pointers are written only for the keys found.
+its keys. Pointers are written only for the keys found. The same walk finds the keys a reader
+*added*: a missing key the schema marks ``x-serde-default: now-unix-ms`` (stamped with the time)
+or ``x-default-factory`` (Operator-Use's random ids and clock times: ``_filled`` replaces them).
 """
 
 from __future__ import annotations
@@ -22,7 +24,15 @@ from phi_wire.pointer import escape
 if typing.TYPE_CHECKING:
     from pydantic import BaseModel, RootModel
 
-__all__ = ["NULL_READ_AS_ABSENT", "READER_DROPS", "STAMPED_NOW", "Unread", "unread", "unread_keys"]
+__all__ = [
+    "NULL_READ_AS_ABSENT",
+    "READER_DROPS",
+    "STAMPED_NOW",
+    "Filled",
+    "Unread",
+    "unread",
+    "unread_keys",
+]
 
 READER_DROPS = "{format}'s reader does not know this key and drops it"
 """The reason of a key the source's reader dropped (``{format}``: the source format)."""
@@ -36,24 +46,41 @@ STAMPED_NOW = "{format}'s reader stamps a missing {key} with the time it reads i
 _NOW = "now-unix-ms"
 
 
+class Filled(NamedTuple):
+    """A missing key a reader filled by its default factory: its pointer, the model holding the
+    value, the field's name and the factory (the schema's ``x-default-factory``)."""
+
+    pointer: str
+    model: Any
+    field: str
+    factory: str
+
+
 class Unread(NamedTuple):
     """What a reader did not keep of a document, as pointers: keys it dropped, nulls it read as
-    absent, missing keys it filled with the time of reading."""
+    absent, missing keys it filled with the time of reading; and the missing keys it filled by
+    a default factory."""
 
     unknown: list[str]
     nulls: list[str]
     stamped: list[str]
+    filled: list[Filled]
 
 
 @functools.cache
-def _stamped_keys(model: type[BaseModel]) -> tuple[str, ...]:
-    """A model's wire keys whose missing value its reader fills with the time of reading."""
-    return tuple(
-        field.alias or name
-        for name, field in model.model_fields.items()
-        if isinstance(field.json_schema_extra, dict)
-        and field.json_schema_extra.get("x-serde-default") == _NOW
-    )
+def _added_keys(model: type[BaseModel]) -> tuple[tuple[str, str, str | None], ...]:
+    """A model's (wire key, field name, default factory) of the fields whose missing value its
+    reader makes: stamped with the time of reading (``x-serde-default: now-unix-ms``; factory
+    None) or made by a default factory (``x-default-factory``). Most models have none."""
+    added: list[tuple[str, str, str | None]] = []
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        factory = extra.get("x-default-factory")
+        if extra.get("x-serde-default") == _NOW:
+            added.append((field.alias or name, name, None))
+        elif isinstance(factory, str):
+            added.append((field.alias or name, name, factory))
+    return tuple(added)
 
 
 @functools.cache
@@ -105,22 +132,30 @@ def _pointer(prefix: str, path: Path) -> str:
 def unread(document: Any, value: Any, pointer: str = "") -> Unread:
     """The pointers of the keys of ``document`` (parsed JSON) that ``value`` (what a format's
     ``loads`` read from it: a model, a list of them, ...) does not hold, of the nulls in it
-    read as absent (``NULL_READ_AS_ABSENT``), and of the keys it lacks that the reader stamped
-    with the time (``STAMPED_NOW``)."""
+    read as absent (``NULL_READ_AS_ABSENT``), of the keys it lacks that the reader stamped
+    with the time (``STAMPED_NOW``), and the keys it lacks that the reader filled by a default
+    factory (with the model holding each)."""
     from pydantic import BaseModel, RootModel  # as _holds_models
 
     found: list[Path] = []
     nulls: list[Path] = []
     stamped: list[Path] = []
-    _walk(document, value, None, (found, nulls, stamped), (BaseModel, RootModel))
+    filled: list[tuple[Path, Any, str, str]] = []
+    _walk(document, value, None, (found, nulls, stamped, filled), (BaseModel, RootModel))
     return Unread(
-        *([_pointer(pointer, path) for path in paths] for paths in (found, nulls, stamped))
+        [_pointer(pointer, path) for path in found],
+        [_pointer(pointer, path) for path in nulls],
+        [_pointer(pointer, path) for path in stamped],
+        [
+            Filled(_pointer(pointer, path), model, field, factory)
+            for path, model, field, factory in filled
+        ],
     )
 
 
 def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
     """The pointers of ``unread``'s both kinds, in one list."""
-    unknown, nulls, _ = unread(document, value, pointer)
+    unknown, nulls, _, _ = unread(document, value, pointer)
     return unknown + nulls
 
 
@@ -128,10 +163,10 @@ def _walk(
     document: Any,
     value: Any,
     path: Path,
-    out: tuple[list[Path], list[Path], list[Path]],
+    out: tuple[list[Path], list[Path], list[Path], list[tuple[Path, Any, str, str]]],
     models: tuple[type[BaseModel], type[RootModel[Any]]],
 ) -> None:
-    found, nulls, stamped = out
+    found, nulls, stamped, filled = out
     model, root_model = models
     if isinstance(value, model):
         if isinstance(value, root_model):
@@ -149,7 +184,12 @@ def _walk(
                 nulls.append((path, key))
             elif field[1]:
                 _walk(item, getattr(value, field[0]), (path, key), out, models)
-        stamped.extend((path, key) for key in _stamped_keys(type(value)) if key not in document)
+        for key, name, factory in _added_keys(type(value)):  # most models have none
+            if key not in document:
+                if factory is None:
+                    stamped.append((path, key))
+                else:
+                    filled.append(((path, key), value, name, factory))
     elif isinstance(value, list | tuple):
         if type(document) is list and len(document) == len(value):
             for index, (item, held) in enumerate(zip(document, value, strict=True)):

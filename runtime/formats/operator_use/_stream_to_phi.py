@@ -17,7 +17,7 @@ from typing import Any
 from phi_wire.convert import Conversion, FastUnsupported, PlacedLosses
 
 from ._fast_to_phi import message_dicts_to_phi, phi_messages
-from ._non_finite import source_json
+from ._messages_json import messages_json
 from ._shared import _only_messages
 from ._to_phi import messages_to_phi
 
@@ -65,7 +65,7 @@ class MessageStreamToPhi:
         values = list(messages)
         _only_messages(values, "Operator-Use -> phi-core")
         losses = PlacedLosses()
-        documents, non_finite = source_json(values, ou.dumps)
+        documents, non_finite = messages_json(values, ou.dumps)
         sources: list[tuple[Any, dict[str, Any], Any]] = [
             ((None, index), item, None) for index, item in enumerate(documents)
         ]

@@ -26,6 +26,7 @@ from phi_wire.convert import (
     with_sorted_keys,
 )
 
+from ._messages_json import messages_json, without_unset_id
 from ._non_finite import null_carried, source_json
 from ._shared import (
     EXTENSION_KIND,
@@ -56,7 +57,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
         return Conversion(_session_to_phi(value, losses), tuple(losses))
     if isinstance(value, list):
         _only_messages(value, "Operator-Use -> phi-core")
-        documents, non_finite = source_json(value, ou.dumps)
+        documents, non_finite = messages_json(value, ou.dumps)
         sources: list[_Source] = [
             ((None, index), item, None) for index, item in enumerate(documents)
         ]
@@ -64,6 +65,8 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
     name = type(value).__name__
     if name == "SessionContext":
         (document,), non_finite = source_json([value], ou.dumps)
+        for message, item in zip(value.messages, document["messages"], strict=True):
+            without_unset_id(message, item)
         model = (document.get("model_id"), document.get("provider_id"))
         messages_at: Place = (None, "messages")
         sources = [
@@ -79,7 +82,7 @@ def to_phi_core(value: Any, *, name: str = "") -> Conversion[Any]:
                 losses.lose((None, key, "dropped", reason))
         return Conversion(messages, tuple(losses))
     if hasattr(value, "role"):
-        (document,), non_finite = source_json([value], ou.dumps)
+        (document,), non_finite = messages_json([value], ou.dumps)
         return Conversion(
             messages_to_phi([(None, document, None)], losses, None, non_finite), tuple(losses)
         )
@@ -101,7 +104,7 @@ def _session_to_phi(entries: Any, losses: PlacedLosses) -> list[Any]:
     parts = context_parts(entries)
     module = _layout_module(entries[0]) if entries else ou
     context = module.build_session_context(entries)
-    documents, non_finite = source_json(context.messages, module.dumps)
+    documents, non_finite = messages_json(context.messages, module.dumps)
     sources = session_sources(entries, parts, documents, losses)
     return messages_to_phi(sources, losses, None, non_finite)
 
@@ -115,6 +118,8 @@ def session_sources(
     reads a dict so), ``parts`` is their ``context_parts``, ``documents`` are the JSON of the
     messages of ``parts.sources``."""
     lose = losses.lose
+    # the keys a model's source had (one its reader filled is not dropped): a dict's, all
+    models = bool(entries) and hasattr(entries[0], "model_fields_set")
     index_of = {id(entry): index for index, entry in enumerate(entries)}
     used = {id(entry) for entry in parts.sources}
     on_branch = {id(entry) for entry in parts.branch}
@@ -139,10 +144,11 @@ def session_sources(
         at = (None, index_of[key])
         # every entry has an id, a parent id and a timestamp (a message entry a meta): read
         # directly, in the order their losses come
-        if entry.id is not None:
+        given = entry.model_fields_set if models else _FILLED_ON_READ
+        if entry.id is not None and "id" in given:
             lose((at, "id", "dropped", ENVELOPE))
         if entry.type == "message":
-            if entry.timestamp is not None:
+            if entry.timestamp is not None and "timestamp" in given:
                 lose((at, "timestamp", "dropped", ENVELOPE))
             if entry.parent_id is not None:
                 lose((at, "parent_id", "dropped", ENVELOPE))
@@ -155,6 +161,9 @@ def session_sources(
         add((at, document, model_at(key)))
     return sources
 
+
+_FILLED_ON_READ = frozenset({"id", "timestamp"})
+"""The envelope's keys a reader fills when missing: a dict converter's entry has both."""
 
 ENVELOPE = "the session entry's envelope"
 """Why a message's entry's id, timestamp (a message entry's), parent id and meta are lost."""
@@ -275,7 +284,8 @@ def phi_dicts(
             kind = EXTENSION_KIND.format(role=role)
             yield {"data": with_sorted_keys(message), "kind": kind, "role": "extension"}
             continue
-        lose((place, "id", "dropped", _NO_ID))
+        if "id" in message:  # not there: the source had none (``messages_json``)
+            lose((place, "id", "dropped", _NO_ID))
         seconds = message["timestamp"]
         if type(seconds) is float and seconds >= 0.0 and seconds * 1000 < _U64_END:
             timestamp = round(seconds * 1000)  # the usual time (``_ms``'s first case), inline
