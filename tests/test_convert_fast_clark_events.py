@@ -80,8 +80,8 @@ def test_streams_with_a_corrupted_line_convert_alike(
             changed = tmp_path / "changed.jsonl"
             changed.write_bytes(b"\n".join([*lines[:index], variant, *lines[index + 1 :]]) + b"\n")
             model, fast, _ = _both(monkeypatch, changed)
-            if "stamps a missing" in repr(model):  # the time of reading: two runs differ
-                continue
+            if "the time of reading" in repr(model):  # a message of an event phi-core drops
+                continue  # whole: the model path names its read-time timestamp, the fast not
             assert fast == model, (index, variant)
             checked += 1
     assert checked > len(lines) * 3

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -246,9 +245,6 @@ class ThroughHub(Both):
 
 @pytest.fixture
 def from_clark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ThroughHub:
-    # a row without its timestamp is stamped with the time of reading: one clock for both runs
-    frozen = time.time_ns()
-    monkeypatch.setattr(time, "time_ns", lambda: frozen)
     return ThroughHub(tmp_path, monkeypatch)
 
 

@@ -340,13 +340,18 @@ def test_a_time_the_reader_stamps_is_an_invented_loss(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """clark-agent's reader fills a message's missing ``timestamp`` with the time of reading
-    (serde's ``default_timestamp``): converted, that time is invented, and named (it was
-    "nothing lost", and two runs differed without a word)."""
+    (serde's ``default_timestamp``): converted, it is read as 0 instead, and named (it was
+    "nothing lost", and two runs differed without a word; then named, and two runs still
+    differed)."""
     path = tmp_path / "c.jsonl"
     path.write_text('{"role":"user","content":"hi"}\n{"role":"user","content":"x","timestamp":5}\n')
-    code, _, err = run(
-        capsys, "convert", "--from", "clark-agent", "--to", "phi-core", "-v", str(path)
-    )
+    arguments = ("convert", "--from", "clark-agent", "--to", "phi-core", "-v", str(path))
+    code, out, err = run(capsys, *arguments)
     assert code == 0, err
-    assert "1 invented: clark-agent's reader stamps a missing timestamp" in err, err
+    assert out.splitlines()[0].endswith('"timestamp":0}'), out
+    assert run(capsys, *arguments) == (code, out, err)  # the same on every run
+    assert (
+        "1 invented: clark-agent's reader gives a missing timestamp the time of reading: read as 0"
+        in err
+    ), err
     assert f"{path}:1 /timestamp" in err and f"{path}:2 /timestamp" not in err, err

@@ -17,7 +17,7 @@ from phi_wire.recognise import parse, recognise, type_in
 from ._filled import replaced
 from ._inputs import ConvertError, Input
 from ._types import Loss
-from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, STAMPED_NOW, unread
+from ._unread import NULL_READ_AS_ABSENT, READER_DROPS, unread
 from ._version import SESSION_FILES
 from ._wording import not_json, rejected
 
@@ -87,21 +87,16 @@ def _unread(
 ) -> list[tuple[str, Loss]]:
     """A ``dropped`` loss for each key of a document (at ``line``: its number and bytes) that
     its format's reader dropped, or whose null it read as absent; an ``invented`` one for each
-    missing key it stamped now, or filled by a default factory (whose random or clock value is
-    replaced by one made from the input: ``_filled``)."""
+    missing key it stamped with the time of reading, or filled by a default factory (whose clock
+    or random value is replaced by one made from the input: ``_filled``)."""
     number, text = line
     where = f"{source.name}:{number}"
-    unknown, nulls, stamped, filled = unread(document, value)
+    unknown, nulls, filled = unread(document, value)
     unknown_reason = READER_DROPS.format(format=format)
     null_reason = NULL_READ_AS_ABSENT.format(format=format)
     return (
         [(where, Loss(pointer, "dropped", unknown_reason)) for pointer in unknown]
         + [(where, Loss(pointer, "dropped", null_reason)) for pointer in nulls]
-        + [
-            (where, Loss(pointer, "invented", STAMPED_NOW.format(format=format, key=key)))
-            for pointer in stamped
-            for key in (pointer.rpartition("/")[2],)
-        ]
         + (
             [(where, loss) for loss in replaced(filled, source.name, number, text, format)]
             if filled

@@ -1,7 +1,9 @@
-"""Operator-Use's reader fills a missing key by a default factory (the schema's
-``x-default-factory``): a message's ``id`` is a random ``str(uuid4())``, a session entry's
-``str(uuid4())[:8]``, a ``timestamp`` the time of reading. A conversion must not differ from run
-to run, so each such value read from a file is replaced by one made from the input (an id
+"""Serde and pydantic facts: a reader fills some missing keys with values of its own. clark-agent's
+(serde's ``default_timestamp``, the schema's ``x-serde-default: now-unix-ms``) stamps a missing
+message ``timestamp`` with the time of reading, in ms; Operator-Use's, by a default factory (the
+schema's ``x-default-factory``), gives a message's ``id`` a random ``str(uuid4())``, a session
+entry's ``str(uuid4())[:8]``, a ``timestamp`` the time of reading. A conversion must not differ
+from run to run, so each such value read from a file is replaced by one made from the input (an id
 derived as every id phi-wire invents, ``_ids``; a timestamp 0, the epoch, since the source
 has no time to give) and named as an ``invented`` loss at its pointer. The model keeps the key
 out of its ``model_fields_set`` (the source did not set it), so a converter to a format without
@@ -14,7 +16,7 @@ from typing import NamedTuple
 
 from ._ids import DerivedId
 from ._types import Loss
-from ._unread import Filled
+from ._unread import NOW_UNIX_MS, Filled
 
 __all__ = ["replaced"]
 
@@ -24,7 +26,7 @@ class _Made(NamedTuple):
     else the number) and the reason of its loss."""
 
     id_length: int
-    number: float
+    number: int | float
     reason: str
 
 
@@ -47,8 +49,10 @@ _MADE = {
     ),
     "time.time": _Made(0, 0.0, _TIME),
     "datetime.now": _Made(0, 0.0, _TIME),
+    NOW_UNIX_MS: _Made(0, 0, _TIME),  # clark-agent's u64 ms: an integer
 }
-"""Each ``x-default-factory`` Operator-Use's schemas use, and what a conversion writes instead."""
+"""Each ``x-default-factory`` Operator-Use's schemas use, and clark-agent's stamp
+(``NOW_UNIX_MS``), and what a conversion writes instead."""
 
 
 def replaced(filled: list[Filled], name: str, line: int, text: bytes, format: str) -> list[Loss]:
@@ -63,7 +67,7 @@ def replaced(filled: list[Filled], name: str, line: int, text: bytes, format: st
         if made.id_length:
             derived = DerivedId(name, f"{line}{pointer}")
             derived.add(text)
-            value: str | float = derived.id()[: made.id_length]
+            value: str | int | float = derived.id()[: made.id_length]
         else:
             value = made.number
         setattr(model, field, value)

@@ -9,8 +9,9 @@ The walk goes along the document and the model read from it together: an object 
 has the keys of its fields (their wire names) and, for a model that keeps unknown keys
 (``extra="allow"``), those too; a free-form value (``serde_json::Value``, a dict) keeps all of
 its keys. Pointers are written only for the keys found. The same walk finds the keys a reader
-*added*: a missing key the schema marks ``x-serde-default: now-unix-ms`` (stamped with the time)
-or ``x-default-factory`` (Operator-Use's random ids and clock times: ``_filled`` replaces them).
+*added*: a missing key the schema marks ``x-serde-default: now-unix-ms`` (clark-agent's reader
+stamps it with the time) or ``x-default-factory`` (Operator-Use's random ids and clock times):
+``_filled`` replaces them.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ if typing.TYPE_CHECKING:
     from pydantic import BaseModel, RootModel
 
 __all__ = [
+    "NOW_UNIX_MS",
     "NULL_READ_AS_ABSENT",
     "READER_DROPS",
-    "STAMPED_NOW",
     "Filled",
     "Unread",
     "unread",
@@ -40,10 +41,9 @@ NULL_READ_AS_ABSENT = "{format}'s reader reads this null as absent, which is not
 """The reason of a ``null`` its reader takes for a missing value (serde's ``Option`` with
 ``skip_serializing_if = "Option::is_none"`` around a ``Value``: ``Some(Null)`` is written
 ``null`` and read back as ``None``), so no writer carries the key."""
-STAMPED_NOW = "{format}'s reader stamps a missing {key} with the time it reads it"
-"""The reason of a value the source's reader invented (clark-agent's ``default_timestamp``:
-``x-serde-default: "now-unix-ms"``): a conversion of such a document differs from run to run."""
-_NOW = "now-unix-ms"
+NOW_UNIX_MS = "now-unix-ms"
+"""The factory of a key serde stamps with the time of reading (clark-agent's ``default_timestamp``:
+the schema's ``x-serde-default: "now-unix-ms"``), as ``Filled.factory`` names it."""
 
 
 class Filled(NamedTuple):
@@ -58,26 +58,26 @@ class Filled(NamedTuple):
 
 class Unread(NamedTuple):
     """What a reader did not keep of a document, as pointers: keys it dropped, nulls it read as
-    absent, missing keys it filled with the time of reading; and the missing keys it filled by
-    a default factory."""
+    absent; and the missing keys it filled (with the time of reading, or by a default
+    factory)."""
 
     unknown: list[str]
     nulls: list[str]
-    stamped: list[str]
     filled: list[Filled]
 
 
 @functools.cache
-def _added_keys(model: type[BaseModel]) -> tuple[tuple[str, str, str | None], ...]:
+def _added_keys(model: type[BaseModel]) -> tuple[tuple[str, str, str], ...]:
     """A model's (wire key, field name, default factory) of the fields whose missing value its
     reader makes: stamped with the time of reading (``x-serde-default: now-unix-ms``; factory
-    None) or made by a default factory (``x-default-factory``). Most models have none."""
-    added: list[tuple[str, str, str | None]] = []
+    ``NOW_UNIX_MS``) or made by a default factory (``x-default-factory``). Most models have
+    none."""
+    added: list[tuple[str, str, str]] = []
     for name, field in model.model_fields.items():
         extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
         factory = extra.get("x-default-factory")
-        if extra.get("x-serde-default") == _NOW:
-            added.append((field.alias or name, name, None))
+        if extra.get("x-serde-default") == NOW_UNIX_MS:
+            added.append((field.alias or name, name, NOW_UNIX_MS))
         elif isinstance(factory, str):
             added.append((field.alias or name, name, factory))
     return tuple(added)
@@ -132,20 +132,17 @@ def _pointer(prefix: str, path: Path) -> str:
 def unread(document: Any, value: Any, pointer: str = "") -> Unread:
     """The pointers of the keys of ``document`` (parsed JSON) that ``value`` (what a format's
     ``loads`` read from it: a model, a list of them, ...) does not hold, of the nulls in it
-    read as absent (``NULL_READ_AS_ABSENT``), of the keys it lacks that the reader stamped
-    with the time (``STAMPED_NOW``), and the keys it lacks that the reader filled by a default
-    factory (with the model holding each)."""
+    read as absent (``NULL_READ_AS_ABSENT``), and the keys it lacks that the reader filled
+    (stamped with the time of reading, or by a default factory: with the model holding each)."""
     from pydantic import BaseModel, RootModel  # as _holds_models
 
     found: list[Path] = []
     nulls: list[Path] = []
-    stamped: list[Path] = []
     filled: list[tuple[Path, Any, str, str]] = []
-    _walk(document, value, None, (found, nulls, stamped, filled), (BaseModel, RootModel))
+    _walk(document, value, None, (found, nulls, filled), (BaseModel, RootModel))
     return Unread(
         [_pointer(pointer, path) for path in found],
         [_pointer(pointer, path) for path in nulls],
-        [_pointer(pointer, path) for path in stamped],
         [
             Filled(_pointer(pointer, path), model, field, factory)
             for path, model, field, factory in filled
@@ -155,7 +152,7 @@ def unread(document: Any, value: Any, pointer: str = "") -> Unread:
 
 def unread_keys(document: Any, value: Any, pointer: str = "") -> list[str]:
     """The pointers of ``unread``'s both kinds, in one list."""
-    unknown, nulls, _, _ = unread(document, value, pointer)
+    unknown, nulls, _ = unread(document, value, pointer)
     return unknown + nulls
 
 
@@ -163,10 +160,10 @@ def _walk(
     document: Any,
     value: Any,
     path: Path,
-    out: tuple[list[Path], list[Path], list[Path], list[tuple[Path, Any, str, str]]],
+    out: tuple[list[Path], list[Path], list[tuple[Path, Any, str, str]]],
     models: tuple[type[BaseModel], type[RootModel[Any]]],
 ) -> None:
-    found, nulls, stamped, filled = out
+    found, nulls, filled = out
     model, root_model = models
     if isinstance(value, model):
         if isinstance(value, root_model):
@@ -186,10 +183,7 @@ def _walk(
                 _walk(item, getattr(value, field[0]), (path, key), out, models)
         for key, name, factory in _added_keys(type(value)):  # most models have none
             if key not in document:
-                if factory is None:
-                    stamped.append((path, key))
-                else:
-                    filled.append(((path, key), value, name, factory))
+                filled.append(((path, key), value, name, factory))
     elif isinstance(value, list | tuple):
         if type(document) is list and len(document) == len(value):
             for index, (item, held) in enumerate(zip(document, value, strict=True)):
