@@ -52,6 +52,17 @@ def judged_alone(
     return outcomes, gets, spans(caplog, _ASKED), spans(caplog, _FETCHED)  # type: ignore[return-value]
 
 
+def parts_records(parts: list[Part], judged: list[list[object]]) -> list[object]:
+    """The records of the parts judged one by one, their lines numbered as in the whole
+    object: those of the object judged whole, when no part judged a line twice or missed one."""
+    offsets = line_offsets(parts, [lines_in(outcomes) for outcomes in judged])  # type: ignore[arg-type]
+    return [
+        record
+        for part, outcomes, offset in zip(parts, judged, offsets, strict=True)
+        for record in counted(part, outcomes, offset).records  # type: ignore[arg-type]
+    ]
+
+
 @pytest.mark.parametrize("tail", [None, 4 * 1024, 256 * 1024])
 def test_a_part_asks_its_bytes_and_the_line_across_its_end(
     s3_server: S3,
@@ -87,13 +98,7 @@ def test_a_part_asks_its_bytes_and_the_line_across_its_end(
         assert fetched and fetched[0][0] == first and max(end for _, end in fetched) <= bound
         received = sum(end - start for start, end in fetched)
         assert received <= (part.end - part.start) + 1 + remote_s3.TAIL_BYTES
-    offsets = line_offsets(parts, [lines_in(outcomes) for outcomes in judged])  # type: ignore[arg-type]
-    records = [
-        record
-        for part, outcomes, offset in zip(parts, judged, offsets, strict=True)
-        for record in counted(part, outcomes, offset).records  # type: ignore[arg-type]
-    ]
-    assert records == list(validate(url))
+    assert parts_records(parts, judged) == list(validate(url))
     assert sum(lines_in(outcomes) for outcomes in judged) == data.count(b"\n")  # type: ignore[arg-type]
 
 
@@ -128,13 +133,7 @@ def test_a_line_longer_than_the_tail_is_read_on_in_growing_gets(
             assert end - start == max(tail, min(remote_s3.SPAN_BYTES, start - part.end))
             past = end
         assert len(gets) == len(asked) <= 7 and past >= len(half) + len(long_line)
-    offsets = line_offsets(parts, [lines_in(outcomes) for outcomes in judged])  # type: ignore[arg-type]
-    records = [
-        record
-        for part, outcomes, offset in zip(parts, judged, offsets, strict=True)
-        for record in counted(part, outcomes, offset).records  # type: ignore[arg-type]
-    ]
-    assert records == list(validate(url))
+    assert parts_records(parts, judged) == list(validate(url))
 
 
 _WORKER = """
