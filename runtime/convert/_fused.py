@@ -31,6 +31,7 @@ from ._route import VIA_HUB
 __all__ = [
     "FirstStep",
     "SecondStep",
+    "first_step",
     "fused_converter",
     "fused_writer",
     "second_step",
@@ -61,6 +62,13 @@ def _table(format: str, name: str) -> dict[tuple[str, str, str], Any]:
     return found
 
 
+def first_step(source: str, kind: str) -> FirstStep | None:
+    """The fused first step from ``source``'s documents of ``kind`` to phi-core's messages
+    (None: it has none)."""
+    found: FirstStep | None = _table(source, "FUSED_FIRST_STEPS").get((source, HUB, kind))
+    return found
+
+
 def second_step(target: str) -> SecondStep | None:
     """The fused second step from phi-core's messages to ``target`` (None: it has none)."""
     found: SecondStep | None = _table(target, "FUSED_SECOND_STEPS").get(
@@ -81,7 +89,7 @@ def second_steps(
 def _steps(source: str, target: str, kind: str) -> tuple[FirstStep, SecondStep] | None:
     if HUB in (source, target):
         return None
-    first: FirstStep | None = _table(source, "FUSED_FIRST_STEPS").get((source, HUB, kind))
+    first = first_step(source, kind)
     second = second_step(target)
     return None if first is None or second is None else (first, second)
 
@@ -134,7 +142,7 @@ def fused_writer(
 def _first_step_writer(
     source: str, kind: str, write: Callable[[dict[str, Any]], str]
 ) -> Callable[[list[dict[str, Any]], str], tuple[list[str], PlacedLosses]] | None:
-    first: FirstStep | None = _table(source, "FUSED_FIRST_STEPS").get((source, HUB, kind))
+    first = first_step(source, kind)
     if first is None:
         return None
 

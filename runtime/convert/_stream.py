@@ -41,7 +41,7 @@ from ._inputs import GZIP_MAGIC, ConvertError, Input, max_input_bytes
 from ._placed import PlacedLosses
 from ._route import VIA_HUB, convert, noted_via_hub
 from ._session_file_stream import SESSION_FILE_STREAMS, SessionFileStream, session_file_stream
-from ._types import Conversion, Loss
+from ._types import Conversion, Loss, loss_counts
 
 __all__ = ["NotStreamed", "Stream", "ThroughHub", "streamed"]
 
@@ -152,12 +152,7 @@ class ThroughHub:
         later, self.later = self.later, []
         if not keep:
             for _, losses in later:  # (a fused second step's are placed: counted, none written)
-                found = (
-                    losses.counts()
-                    if isinstance(losses, PlacedLosses)
-                    else collections.Counter(map(_KIND_REASON, losses))
-                )
-                for (kind, reason), count in found.items():
+                for (kind, reason), count in loss_counts(losses).items():
                     key = (kind, f"{reason} {VIA_HUB}")
                     counts[key] = counts.get(key, 0) + count
             return []
