@@ -44,10 +44,8 @@ def _block(
 ) -> dict[str, Any] | None:
     """``lane``: "user"/"tool" (text, image) or "assistant" (text, thinking, tool calls);
     ``check``: whether the free-form values' numbers are checked (False: the step that made the
-    block checked them)."""
+    block checked them). A text block is ``_blocks``' own."""
     kind = block["type"]
-    if kind == "text":
-        return {"type": "text", "text": block["text"]}
     if kind == "toolCall" and lane == "assistant":
         if check:
             checked_free(block["arguments"])
@@ -82,7 +80,7 @@ def _blocks(
 ) -> list[dict[str, Any]]:
     converted = []
     for index, block in enumerate(blocks):
-        if block["type"] == "text":  # most blocks (``_block``'s first case): no call, no place
+        if block["type"] == "text":  # most blocks: no call, no place made
             converted.append({"type": "text", "text": block["text"]})
             continue
         done = _block(block, (place, index), losses, lane, check)

@@ -130,9 +130,8 @@ _THINKING_CHANGED = (
 
 
 def _block(block: dict[str, Any], place: Place, losses: PlacedLosses) -> dict[str, Any]:
+    """A block other than text (``_blocks``' own) as phi-core's."""
     kind = block.get("type")
-    if kind == "text":
-        return {"text": block["text"], "type": "text"}
     if kind == "tool_call":
         if block.get("arguments") is None:
             raise FastUnsupported("no arguments")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from phi_wire.convert import Place, PlacedLosses
@@ -40,25 +40,21 @@ def source_json(values: Sequence[Any], dumps: Callable[[Any], str]) -> tuple[lis
 def _put_back(document: Any, value: Any) -> bool:
     """Puts each non-finite float of ``value`` (the Python form of the model ``document`` is the
     JSON of) back where ``document`` holds null; whether any was."""
-    found = False
+    pairs: Iterable[tuple[Any, Any, Any]]
     if type(document) is dict and isinstance(value, dict):
-        for key, item in document.items():
-            if item is None:
-                held = value.get(key)
-                if type(held) is float and not math.isfinite(held):
-                    document[key] = held
-                    found = True
-            elif type(item) is dict or type(item) is list:
-                found |= _put_back(item, value.get(key))
+        pairs = ((key, item, value.get(key)) for key, item in document.items())
     elif type(document) is list and isinstance(value, list | tuple) and len(value) == len(document):
-        for index, item in enumerate(document):
-            if item is None:
-                held = value[index]
-                if type(held) is float and not math.isfinite(held):
-                    document[index] = held
-                    found = True
-            elif type(item) is dict or type(item) is list:
-                found |= _put_back(item, value[index])
+        pairs = zip(range(len(document)), document, value, strict=True)
+    else:
+        return False
+    found = False
+    for key, item, held in pairs:  # a key's value replaced, none added: the walk holds
+        if item is None:
+            if type(held) is float and not math.isfinite(held):
+                document[key] = held
+                found = True
+        elif type(item) is dict or type(item) is list:
+            found |= _put_back(item, held)
     return found
 
 
