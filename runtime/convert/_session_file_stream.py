@@ -29,15 +29,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from pydantic_core import to_json
-
 from phi_wire.collector import CollectorPaused
 from phi_wire.fastpath import fast_path
 from phi_wire.formats import HUB
 
 from ._documents import MODULES
 from ._fast import FAST_MIN_BYTES, SURROGATE_ESCAPE, FastUnsupported, parsed
-from ._fast_session_file import _canonical, session_file_table
+from ._fast_session_file import _canonical, _phi_text, session_file_table
 from ._fast_session_file import _placed as _session_placed
 from ._fast_whole import BUILD_MIN_BYTES, hub_converted
 from ._files import Converted, batch_size
@@ -294,8 +292,7 @@ class _Spooler:
         else:  # counted without writing a pointer (``loss_counts``: none is)
             for key, count in loss_counts(hub.losses).items():
                 self.read_counts[key] = self.read_counts.get(key, 0) + count
-        # phi-core's text of each (``_fast_session_file._phi_text``), in one call to map
-        return _Batch(hub.documents, list(map(to_json, hub.documents)), hub.lines)
+        return _Batch(hub.documents, list(map(_phi_text, hub.documents)), hub.lines)
 
     def _placed(self, losses: list[Loss], held: _Batch, taken: int) -> None:
         """The writer's losses of ``held``'s first ``taken`` messages kept with where each
@@ -358,7 +355,7 @@ def _phi_texts(documents: list[tuple[int, bytes]], canonical: Callable[[bytes], 
     except ValueError:  # not UTF-8, or what the reader does not take
         raise _NotTaken from None
     for line, message in zip(lines, messages, strict=True):
-        if to_json(message) != line:
+        if _phi_text(message) != line:
             raise _NotTaken
     return _Batch(messages, lines, [number for number, _ in documents])
 
