@@ -8,8 +8,8 @@ calls: 0.45x ``json.dumps`` on phi-core's events. Now a second pydantic-core ser
 class (``phi_wire.serde._write``) writes that subtree sorted itself, and a ``JsonValue`` already
 in order is written as it is.
 
-The reference for "the same bytes" is pydantic's own ``model_dump_json`` of the models, which
-still runs the Python serializers (their own tests check it against the corpus), over every
+The reference for "the same bytes" is pydantic's own serializer of the models (``pydantic_own``),
+which still runs the Python serializers (their own tests check it against the corpus), over every
 document of phi-core's corpora (both versions: the manifests' documents, the event streams and
 the sessions; compact and pretty), clark-agent's and Operator-Use's, and generated documents.
 
@@ -29,6 +29,7 @@ import pytest
 from corpus import fixtures, fixtures_root
 from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel, Field
+from pydantic_own import pydantic_json
 from python_calls import python_calls
 from schema_strategies import ANY_JSON, from_schema
 
@@ -46,7 +47,7 @@ def reference(value: Any, pretty: bool) -> str:
     """What ``dumps`` wrote before issue 21: pydantic's own serializer of the model (with the
     Python serializers of ``LlmMessage`` and ``JsonValue``); other values are written as then."""
     if isinstance(value, BaseModel):
-        return value.model_dump_json(indent=2 if pretty else None, warnings="error")
+        return pydantic_json(value, pretty)
     return phi_wire.dumps(value, pretty=pretty)
 
 

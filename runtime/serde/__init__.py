@@ -28,8 +28,10 @@ this order, and each step is a module that knows nothing of the others:
 
 ``dumps`` writes through pydantic's serializer with the models' serde facts (``_wire``: sorted
 keys of ``serde_json::Value`` maps, f32, skipped fields), a model through its class's second
-serializer (``_write``: phi-core's ``LlmMessage`` written sorted by pydantic-core itself);
-``_interrupts`` lets Ctrl-C through every serializer function. ``_schema`` bundles a type's
+serializer (``_write``: phi-core's ``LlmMessage`` written sorted by pydantic-core itself, made the
+class's own), each union of models through its member's own (``_dispatch``), in one call of
+pydantic-core (``_written``: a value of the wrong type an error); ``_interrupts`` lets Ctrl-C
+through every serializer function. ``_schema`` bundles a type's
 JSON Schema. ``CollectorPaused`` (``phi_wire.collector``, outside the engine so that a conversion
 without models need not import it) pauses Python's cyclic collector for a block: ``loads`` per
 document, convert per input.

@@ -38,17 +38,19 @@ from ..collector import CollectorPaused
 from ..errors import WireError, json_syntax_error
 from ..primitives import adapter, type_name
 from ._borrowed import find_escaped_borrowed, holds_borrowed
+from ._dispatch import refused_value
 from ._duplicates import find_rejected_duplicate
 from ._error_translation import NOT_PARSED, from_json_validation_error
 from ._full_report import searched_in_full
 from ._ignored import blank_ignored
-from ._interrupts import serialized, written_json
+from ._interrupts import serialized
 from ._numbers import rewrite_numbers
 from ._scan import SERDE_MAX_DEPTH, scan, syntax_error, too_deep
 from ._sequence import objects_from_sequences
 from ._shortcut import accepted_exactly, document_bytes, shortcut_for
 from ._wire import read_json_with
 from ._write import writer
+from ._written import written_json
 
 T = TypeVar("T")
 
@@ -259,7 +261,9 @@ def _beyond_repair(document: Any, detail: ErrorDetails) -> bool:
 def _serialization_problem(error: PydanticSerializationError) -> str:
     """pydantic's complaint, shortened to the value it could not write."""
     lines = [line.strip() for line in str(error).splitlines()]
-    detail = next((line for line in lines if "field_name=" in line), lines[-1])
+    detail = refused_value(lines[-1]) or next(
+        (line for line in lines if "field_name=" in line), lines[-1]
+    )
     return f"cannot be written as phi-core writes it: {detail[:300]}"
 
 

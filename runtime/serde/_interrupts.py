@@ -28,16 +28,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError, SchemaSerializer
+from pydantic_core import PydanticSerializationError
 
 __all__ = [
+    "NOTES",
+    "OWN_SERIALIZER",
     "PASS_THROUGH",
     "InterruptibleModel",
     "keeps",
     "note_passing",
+    "notes",
     "passed_through",
     "serialized",
-    "written_json",
 ]
 
 T = TypeVar("T")
@@ -57,17 +59,27 @@ _WRAPPED = re.compile(
 )
 
 
-_local = threading.local()
+NOTES = threading.local()
+"""This thread's notes (``notes``), read inline by the entry points that run on every document."""
+
+OWN_SERIALIZER = "__phi_wire_pydantic_serializer__"
+"""The class attribute that keeps pydantic's own serializer of a class ``dumps``'s serializer was
+installed on (``_write``): ``model_dump_json`` runs it when given an option that serializer does
+not honour as pydantic's does."""
+
+_AS_DUMPS_WRITES = frozenset({"indent", "ensure_ascii", "warnings"})
+"""``model_dump_json``'s options that an installed serializer honours exactly as pydantic's own:
+they change how the JSON is written, never which keys."""
 
 
-def _noted() -> list[Any]:
+def notes() -> list[Any]:
     """This thread's ``[depth, kept]``: how many ``serialized`` calls are running (one inside
     another), and the first interrupt that passed through a serializer function since the
     outermost began."""
     try:
-        noted: list[Any] = _local.noted
+        noted: list[Any] = NOTES.noted
     except AttributeError:
-        noted = _local.noted = [0, None]
+        noted = NOTES.noted = [0, None]
     return noted
 
 
@@ -90,7 +102,7 @@ def note_passing(error: BaseException) -> None:
     """Note ``error`` (one of ``PASS_THROUGH``), raised in a serializer function, for the entry
     point running the serializer (``serialized``) to raise: what ``keeps`` does, for a function
     that catches it itself."""
-    noted = _noted()
+    noted = notes()
     if noted[1] is None:
         noted[1] = error
 
@@ -121,9 +133,9 @@ def serialized(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     ...): its result or its errors unchanged, except that an interrupt, an exit or memory
     running out inside it leaves as itself, even one pydantic dropped."""
     try:
-        noted: list[Any] = _local.noted  # _noted(), inline: this runs on every dumps
+        noted: list[Any] = NOTES.noted  # notes(), inline: this runs on every dumps
     except AttributeError:
-        noted = _noted()
+        noted = notes()
     outermost = noted[0] == 0
     if outermost:
         noted[1] = None
@@ -145,35 +157,6 @@ def serialized(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     return result
 
 
-def written_json(serializer: SchemaSerializer, value: Any, indent: int | None) -> bytes:
-    """``serialized(serializer.to_json, value, indent=indent, warnings="error")`` (a value of the
-    wrong type is an error), without the generic call's packing of arguments: ``dumps`` runs it
-    once per document."""
-    try:
-        noted: list[Any] = _local.noted
-    except AttributeError:
-        noted = _noted()
-    outermost = noted[0] == 0
-    if outermost:
-        noted[1] = None
-    noted[0] += 1
-    try:
-        result: bytes = serializer.to_json(value, indent=indent, warnings="error")
-    except PydanticSerializationError as error:
-        original = noted[1] or passed_through(error)
-        if original is None:
-            raise
-        raise original from None
-    finally:
-        noted[0] -= 1
-        kept = noted[1]
-        if outermost:
-            noted[1] = None
-    if kept is not None:
-        raise kept
-    return result
-
-
 class InterruptibleModel(BaseModel):
     """A model whose ``model_dump`` and ``model_dump_json`` let an interrupt, an exit or memory
     running out leave as itself (the base of phi-wire's model bases: ``dumps``, ``convert`` and a
@@ -185,4 +168,8 @@ class InterruptibleModel(BaseModel):
             return serialized(BaseModel.model_dump, self, *args, **kwargs)
 
         def model_dump_json(self, *args: Any, **kwargs: Any) -> str:
+            if kwargs.keys() - _AS_DUMPS_WRITES:
+                own = type(self).__dict__.get(OWN_SERIALIZER)
+                if own is not None:  # pydantic's own serializer honours every option
+                    return serialized(own.to_json, self, *args, **kwargs).decode()
             return serialized(BaseModel.model_dump_json, self, *args, **kwargs)

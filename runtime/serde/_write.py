@@ -19,6 +19,13 @@ null, which pydantic-core writes itself (a call less, the same ``null``). The co
 with each definition written in place of its references (but recursive ones): pydantic-core
 guards every reference against recursion, a cost per value written.
 
+Each union of phi-wire models outside that subtree is written by its member's own serializer
+(``_dispatch``: pydantic-core writes a union's value twice over). So a phi-wire class's serializer
+is installed as the class's own: JSON written by the copy, Python objects by pydantic's schema
+(a ``json-or-python`` schema), pydantic's own serializer kept for ``model_dump_json`` with options
+(``_interrupts.OWN_SERIALIZER``). A user's class keeps its own; it gets a serializer for ``dumps``
+alone, as every class did before.
+
 A schema this copy does not know how to sort (a ``dict`` field, another custom serializer)
 leaves the class without a second serializer: ``dumps`` then takes pydantic's
 ``model_dump_json``, as before (same bytes, slower).
@@ -34,12 +41,19 @@ from pydantic_core import SchemaError, SchemaSerializer, core_schema
 
 from ..primitives import parsed_as_value
 from ._definitions import collect_definitions
+from ._dispatch import UNIONS, dispatched, own_model, union_members
+from ._interrupts import OWN_SERIALIZER
 from ._sorted_value import SORTED_VALUE_WRITER
 
 __all__ = ["writer"]
 
 _SORTED_REF = "|phi-wire:sorted"
 """Appended to a ref for the sorted copy of its schema (refs are unique in one schema)."""
+
+_WRITTEN_REF = "|phi-wire:written"
+"""Appended to a ref for the plain copy of its schema: an installed serializer holds pydantic's
+schema too (``_installed``), under the original refs."""
+
 
 _AS_WRITTEN = frozenset({"str", "int", "bool", "float", "literal", "enum", "none"})
 """Schemas that write a scalar, the same in a sorted subtree."""
@@ -57,8 +71,10 @@ class _Writers(dict[type, "SchemaSerializer | None"]):
     is the dict's own, in C, not a Python call on every ``dumps``."""
 
     def __missing__(self, cls: type) -> SchemaSerializer | None:
-        built = _built(cls)
+        built, members = _built(cls)
         self[cls] = built
+        for member in members:  # each written through its own class's serializer: the fast one
+            self[member]
         return built
 
 
@@ -69,31 +85,57 @@ writer: Callable[[type], SchemaSerializer | None] = _WRITERS.__getitem__
 the class is no model, or its schema holds something ``_Copy.sorted`` cannot order."""
 
 
-def _built(cls: type) -> SchemaSerializer | None:
+def _built(cls: type) -> tuple[SchemaSerializer | None, frozenset[type]]:
+    """``cls``'s serializer for ``dumps`` (None if it has none), and the model classes its unions
+    write through their own serializers (``_dispatch``). A phi-wire class gets it as its own
+    (``_installed``)."""
     if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
-        return None
+        return None, frozenset()
     try:
-        return SchemaSerializer(
-            _write_schema(cls.__pydantic_core_schema__),
-            # else each nested model class's own serializer is reused, which writes it unsorted
-            # (pydantic passes the same flag when it rebuilds a model)
-            _use_prebuilt=False,
-        )
+        schema, members = _write_schema(cls.__pydantic_core_schema__)
+        if own_model(cls):
+            return _installed(cls, schema), members
+        # else each nested model class's own serializer is reused, which writes it unsorted
+        # (pydantic passes the same flag when it rebuilds a model)
+        return SchemaSerializer(schema, _use_prebuilt=False), members
     except (_Unsorted, SchemaError):  # pydantic's own serializer writes it (slower)
-        return None
+        return None, frozenset()
 
 
-def _write_schema(schema: Any) -> Any:
+def _installed(cls: type[BaseModel], written: Any) -> SchemaSerializer:
+    """A serializer that writes JSON with ``written`` and Python objects as pydantic's own does,
+    made ``cls``'s own: what a union of ``dumps``'s serializers reaches a member through
+    (``_dispatch``), and ``model_dump_json`` too. pydantic's own is kept for ``model_dump_json``
+    with options (``OWN_SERIALIZER``): ``written`` writes the sorted subtree's fields as computed
+    fields, which options such as ``exclude_unset`` treat otherwise."""
+    pydantic_schema = cls.__pydantic_core_schema__
+    both = SchemaSerializer(
+        core_schema.json_or_python_schema(json_schema=written, python_schema=pydantic_schema),
+        _use_prebuilt=False,
+    )
+    setattr(cls, OWN_SERIALIZER, SchemaSerializer(pydantic_schema, _use_prebuilt=False))
+    cls.__pydantic_serializer__ = both
+    return both
+
+
+def _write_schema(schema: Any) -> tuple[Any, frozenset[type]]:
     """A copy of ``schema`` whose phi-core ``LlmMessage`` models write their subtree sorted, each
     definition written in place of its references but for recursive ones (pydantic-core guards
-    every reference against recursion, a cost per value written)."""
+    every reference against recursion, a cost per value written), and each union of models
+    outside that subtree written by its members' own serializers (``_dispatch``); with those
+    members."""
     definitions: dict[str, Any] = {}
     collect_definitions(schema, definitions)
     copy = _Copy(definitions)
     result = copy.plain(schema)
+    members = frozenset(copy.members)
     if not copy.kept:
-        return result
-    return core_schema.definitions_schema(result, list(copy.kept.values()))
+        return result, members
+    return core_schema.definitions_schema(result, list(copy.kept.values())), members
+
+
+def _is_union(kind: Any) -> bool:
+    return isinstance(kind, str) and kind in UNIONS
 
 
 def _is_json_value(node: Mapping[str, Any]) -> bool:
@@ -119,6 +161,7 @@ class _Copy:
         self.definitions = definitions
         self.kept: dict[str, Any] = {}
         self.inlining: list[str] = []
+        self.members: set[type] = set()
 
     def plain(self, node: Any) -> Any:
         if isinstance(node, Mapping):
@@ -126,12 +169,18 @@ class _Copy:
             if kind == "definitions":
                 return self.plain(node["schema"])
             if kind == "definition-ref":
-                return self._resolved(node, node["schema_ref"], "", self.plain)
+                return self._resolved(node, node["schema_ref"], _WRITTEN_REF, self.plain)
             if kind == "model" and parsed_as_value(node.get("cls")):
                 return self.sorted(node)
             if _is_json_value(node):
                 return _json_value(node)
-            return {key: self.plain(value) for key, value in node.items() if key != "ref"}
+            copy = {key: self.plain(value) for key, value in node.items() if key != "ref"}
+            # (a model's fields are a mapping too, whose "type" may be a field's schema)
+            members = union_members(node, self.definitions) if _is_union(kind) else None
+            if members is None:
+                return copy
+            self.members.update(members)
+            return dispatched(members, copy)
         if isinstance(node, list):
             return [self.plain(item) for item in node]
         if isinstance(node, tuple):
