@@ -331,7 +331,6 @@ def dumps_figures(root: Path, repeat: int) -> dict[str, float]:
             figures[f"{case}: dumps us"] = seconds["dumps"] * 1e6 / len(values)
             figures[f"{case}: ratio"] = seconds["json.dumps"] / seconds["dumps"]
     figures.update(warnings_cost(repeat))
-    figures["dumps passes a bool"] = float(_dumps_passes_a_bool())
     return figures
 
 
@@ -346,14 +345,6 @@ WARNINGS_MODES: dict[str, bool | Literal["error"]] = {
 """pydantic-core's ``warnings`` argument, as ``dumps`` could pass it: a value of the wrong type is
 an error for ``dumps``, which passes ``True`` while its filter makes that warning an error
 (``phi_wire.serde._written``), else ``"error"``."""
-
-
-def _dumps_passes_a_bool() -> bool:
-    """Whether ``dumps`` passes ``warnings=True`` here: its filter is first in ``warnings.filters``
-    (this benchmark adds none)."""
-    from phi_wire.serde._written import filter_in_force
-
-    return filter_in_force()
 
 
 def warnings_cost(repeat: int, calls: int = 20_000) -> dict[str, float]:
@@ -392,7 +383,6 @@ def dumps_goal(root: Path, repeat: int) -> None:
             f"dumps {figures[case + ': dumps us']:8.1f} us/doc  "
             f"{figures[case + ': ratio']:5.2f}x json.dumps"
         )
-    print(f"  dumps passes warnings=True: {bool(figures['dumps passes a bool'])}")
     for name, micros in figures.items():
         if name.startswith("to_json("):
             print(f"  {name:36s} {micros:6.3f}")
