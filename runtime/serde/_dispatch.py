@@ -9,10 +9,11 @@ time on a session. A ``model`` schema with ``polymorphic_serialization`` instead
 instance of a strict subclass of its class straight through that instance's own
 ``__pydantic_serializer__`` (the polymorphism trampoline), in one pass.
 
-So ``dispatched`` stands a model schema in for such a union: its class is an ABC with exactly the
-union's members registered (``isinstance`` in C, cached by ``abc``), and anything else, a value
-of the wrong type put in a model unvalidated, goes to the union itself (a function-wrap
-serializer around a copy of it), which refuses it as before. ``_write`` installs each member's
+So ``dispatched`` stands a model schema in for such a union: its class is a marker whose
+instances are exactly the union's members' (a flag per member, tested in C: ``_marker``); any
+other phi-wire model, of the wrong class put in a model unvalidated, goes to the union itself (a
+function-wrap serializer around a copy of it), which refuses it as before, and a value that is no
+phi-wire model is refused by the test (``refused_value``). ``_write`` installs each member's
 fast serializer as its class's own, so a member is written as ``dumps`` writes it on its own.
 """
 
